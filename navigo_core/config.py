@@ -1,0 +1,125 @@
+"""The one settings object.
+
+Values come, highest priority first, from: arguments to ``Settings(...)``,
+environment variables, a ``.env`` file, and ``.streamlit/secrets.toml``
+(read as plain TOML, so the core never imports streamlit). Every field is
+documented in the README's settings table; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SECRETS_TOML = PROJECT_ROOT / ".streamlit" / "secrets.toml"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        toml_file=SECRETS_TOML,
+    )
+
+    # --- app ---
+    default_language: Literal["en", "zh"] = Field("en", description="UI language at start-up.")
+
+    # --- storage ---
+    database_url: str = Field(
+        f"sqlite:///{PROJECT_ROOT / 'data' / 'navigo.db'}",
+        description="SQLAlchemy URL of the store. Default: a SQLite file under data/ (WAL mode).",
+    )
+
+    # --- LLM (any OpenAI-compatible server) ---
+    llm_base_url: str = Field("", description="Base URL of an OpenAI-compatible API. Empty: the default OpenAI URL when a key is set.")
+    llm_api_key: str = Field(
+        "",
+        validation_alias=AliasChoices("llm_api_key", "openai_api_key"),
+        description="API key of the LLM server (falls back to OPENAI_API_KEY). Empty: offline engine.",
+    )
+    llm_model: str = Field("gpt-4o-mini", description="Model name sent to the LLM server.")
+
+    # --- places ---
+    places_provider: Literal["auto", "gazetteer", "amap", "nominatim"] = Field(
+        "auto", description="Place search: auto picks AMap when AMAP_KEY is set, else Nominatim when NOMINATIM_URL is set, else the offline gazetteer."
+    )
+    amap_key: str = Field("", description="AMap web-service key; enables AMap place search and distances.")
+    amap_base_url: str = Field("https://restapi.amap.com", description="AMap web-service base URL.")
+    nominatim_url: str = Field("", description="Base URL of a Nominatim-compatible geocoder.")
+
+    # --- distance matrix ---
+    matrix_provider: Literal["auto", "offline", "osrm", "amap"] = Field(
+        "auto", description="Distances and durations: auto picks OSRM when OSRM_URL is set, else AMap when AMAP_KEY is set, else the offline estimate."
+    )
+    osrm_url: str = Field("", description="Base URL of an OSRM server (uses /table and /route).")
+    osrm_profile: str = Field("driving", description="OSRM profile in request paths.")
+    circuity_factor: float = Field(1.3, gt=1.0, description="Offline estimate: road distance = great-circle distance × this factor.")
+    provider_timeout_s: float = Field(10.0, gt=0, description="Timeout in seconds for every provider request.")
+
+    # --- route ---
+    route_max_stops: int = Field(50, ge=1, le=500, description="Most stops one route request may hold.")
+    solver_time_limit_s: float = Field(1.0, gt=0, description="Time limit of the heuristic solver for large routes.")
+
+    # --- map ---
+    map_tiles: Literal["none", "osm", "amap", "custom"] = Field(
+        "none", description="Map tiles: none (offline basemap of country outlines), osm, amap (GCJ-02), or custom (MAP_TILES_URL)."
+    )
+    map_tiles_url: str = Field("", description="Tile URL template used when MAP_TILES=custom.")
+    map_tiles_attribution: str = Field("", description="Attribution shown for custom tiles.")
+
+    @field_validator("llm_base_url", "nominatim_url", "osrm_url", "amap_base_url", "map_tiles_url")
+    @classmethod
+    def _strip_slash(cls, v: str) -> str:
+        return v.strip().rstrip("/")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, dotenv_settings, TomlConfigSettingsSource(settings_cls))
+
+    # --- derived ---
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.llm_api_key)
+
+    @property
+    def effective_places_provider(self) -> str:
+        if self.places_provider != "auto":
+            return self.places_provider
+        if self.amap_key:
+            return "amap"
+        if self.nominatim_url:
+            return "nominatim"
+        return "gazetteer"
+
+    @property
+    def effective_matrix_provider(self) -> str:
+        if self.matrix_provider != "auto":
+            return self.matrix_provider
+        if self.osrm_url:
+            return "osrm"
+        if self.amap_key:
+            return "amap"
+        return "offline"
+
+
+def get_settings(**overrides: object) -> Settings:
+    """A fresh Settings (cheap); pass overrides in tests."""
+    return Settings(**overrides)  # type: ignore[arg-type]

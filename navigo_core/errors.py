@@ -1,0 +1,90 @@
+"""The one error hierarchy of NaviGo.
+
+Every error a user can meet carries a stable ``code`` (an i18n catalog key) and
+``params`` for the message template, so a page renders it in the user's
+language with :meth:`NavigoError.message` and never shows a traceback.
+
+Hierarchy::
+
+    NavigoError
+    ├── InputError              the user's input is wrong; the message says how to fix it
+    │   └── PlaceResolutionError  a name is unknown or ambiguous (carries candidates)
+    ├── ProviderError           an upstream service failed
+    │   ├── ProviderNotConfigured
+    │   ├── ProviderTimeout
+    │   └── ProviderHTTPError
+    └── ResultCheckError        a computed result broke an invariant (a bug, reported clearly)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class NavigoError(Exception):
+    """Base of every error raised on purpose by navigo_core."""
+
+    default_code = "error.generic"
+
+    def __init__(self, code: str | None = None, /, **params: Any) -> None:
+        self.code = code or self.default_code
+        self.params = params
+        super().__init__(self.message("en"))
+
+    def message(self, lang: str = "en") -> str:
+        """The user-facing message in ``lang`` (falls back to English)."""
+        from navigo_core.i18n import t
+
+        return t(self.code, lang, **self.params)
+
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        return {"code": self.code, "message": self.message(lang)}
+
+
+class InputError(NavigoError):
+    """Bad user input. The message names what was wrong and how to fix it."""
+
+    default_code = "error.input"
+
+
+class PlaceResolutionError(InputError):
+    """A place name resolved to zero or several places.
+
+    ``candidates`` lists what the user may pick from (empty when unknown).
+    """
+
+    def __init__(self, code: str, /, *, query: str, candidates: list[Any] | None = None,
+                 role: str = "", **params: Any) -> None:
+        self.query = query
+        self.role = role
+        self.candidates = list(candidates or [])
+        names = "; ".join(getattr(c, "label", str(c)) for c in self.candidates[:8])
+        super().__init__(code, query=query, candidates=names, **params)
+
+
+class ProviderError(NavigoError):
+    """An upstream provider (places, matrix, LLM, flights, weather) failed."""
+
+    default_code = "error.provider"
+
+    def __init__(self, code: str | None = None, /, *, provider: str = "", **params: Any) -> None:
+        self.provider = provider
+        super().__init__(code, provider=provider, **params)
+
+
+class ProviderNotConfigured(ProviderError):
+    default_code = "error.provider_not_configured"
+
+
+class ProviderTimeout(ProviderError):
+    default_code = "error.provider_timeout"
+
+
+class ProviderHTTPError(ProviderError):
+    default_code = "error.provider_http"
+
+
+class ResultCheckError(NavigoError):
+    """A computed result failed a consistency check; never shown as a traceback."""
+
+    default_code = "error.result_check"

@@ -1,0 +1,1 @@
+"""External data behind small protocols: one folder per kind, each with an offline default."""
