@@ -56,3 +56,20 @@ def detect_lang(text: str, default: str = "en") -> str:
     if not text or not text.strip():
         return default
     return "zh" if _CJK.search(text) else "en"
+
+
+def fmt_distance(metres: float, lang: str = "en") -> str:
+    """``12.3 km`` / ``850 m`` (same units in both languages)."""
+    if abs(metres) < 1000:
+        return f"{metres:.0f} m"
+    return f"{metres / 1000:,.1f} km"
+
+
+def fmt_duration(seconds: float, lang: str = "en") -> str:
+    """``1 h 05 min`` / ``1 小时 05 分钟``; ``45 min`` below an hour."""
+    minutes = int(round(abs(seconds) / 60))
+    sign = "-" if seconds < 0 else ""
+    h, m = divmod(minutes, 60)
+    if lang == "zh":
+        return f"{sign}{h} 小时 {m:02d} 分钟" if h else f"{sign}{m} 分钟"
+    return f"{sign}{h} h {m:02d} min" if h else f"{sign}{m} min"

@@ -1,0 +1,40 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both set everything up.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+
+.PHONY: run test test-fast bench chromium clean
+
+$(VENV)/.runtime: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+# Debian's chromium for the Playwright browser tests (we run as root; no browser download).
+chromium:
+	@test -x /usr/bin/chromium || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+run: $(VENV)/.runtime
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+
+test: $(VENV)/.dev chromium
+	$(PY) -m pytest
+
+test-fast: $(VENV)/.dev
+	$(PY) -m pytest -m "not e2e"
+
+bench: $(VENV)/.dev
+	$(PY) benchmarks/bench_solver.py
+	$(PY) benchmarks/bench_upstream.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis static/vendor

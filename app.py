@@ -1,0 +1,18 @@
+"""NaviGo Workbench entry point: `streamlit run app.py` (or `make run`)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.context import leaflet_prefix, tr
+from ui.sidebar import render_sidebar
+
+st.set_page_config(page_title="NaviGo Workbench", page_icon="🧭", layout="wide")
+leaflet_prefix()  # serve Leaflet locally before any map renders
+render_sidebar()
+
+# Only pages that work are listed; Chat and Plan join when they are built.
+pages = [
+    st.Page("pages/route.py", title=tr("app.page.route"), icon="🗺️", url_path="route", default=True),
+]
+st.navigation(pages).run()

@@ -1,0 +1,3 @@
+from navigo_core.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,279 @@
+"""Route planning: guardrails → resolve places → one matrix → solve → check → links.
+
+The LLM plays no part here: coordinates come from a place provider, distances
+and durations from one matrix request, and the order from the solver.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from navigo_core.config import Settings
+from navigo_core.errors import InputError, ProviderError, ResultCheckError
+from navigo_core.geo import haversine_m
+from navigo_core.providers.matrix.base import Matrix, MatrixProvider
+from navigo_core.providers.places.base import Place, PlaceProvider
+from navigo_core.providers.places.resolve import resolve_place
+from navigo_core.route.deeplinks import build_deep_links
+from navigo_core.route.models import Alternative, Leg, RouteRequest, RouteResult
+from navigo_core.route.solver import optimize
+
+SAME_PLACE_M = 1.0  # two resolved points closer than this are the same place
+
+
+@dataclass
+class RouteDeps:
+    """What route planning needs, injected (tests pass fakes)."""
+
+    places: PlaceProvider
+    matrix: MatrixProvider
+    offline_matrix: MatrixProvider  # the labelled estimate used when the user accepts a fallback
+    max_stops: int = 50
+    time_limit_s: float = 1.0
+    picked: dict[str, Place] = field(default_factory=dict)  # the user's picks for ambiguous names
+
+
+def make_route_deps(settings: Settings, *, matrix_name: str | None = None,
+                    picked: dict[str, Place] | None = None) -> RouteDeps:
+    """Providers chosen by settings (``matrix_name`` overrides the matrix provider)."""
+    from navigo_core.providers.matrix import make_matrix_provider
+    from navigo_core.providers.places import make_place_provider
+
+    return RouteDeps(
+        places=make_place_provider(settings),
+        matrix=make_matrix_provider(settings, name=matrix_name),
+        offline_matrix=make_matrix_provider(settings, name="offline"),
+        max_stops=settings.route_max_stops,
+        time_limit_s=settings.solver_time_limit_s,
+        picked=dict(picked or {}),
+    )
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+def validate_request(req: RouteRequest, max_stops: int) -> None:
+    """The request guardrails: each failure is an InputError with a specific message."""
+    if req.origin_mode == "fixed" and not req.origin.strip():
+        raise InputError("route.origin_missing")
+    if req.origin_mode == "current" and req.current_location is None:
+        raise InputError("route.current_missing")
+    if not req.destination.strip():
+        raise InputError("route.destination_missing")
+    if not req.stops:
+        raise InputError("route.no_stops")
+    for i, stop in enumerate(req.stops, start=1):
+        if not stop.strip():
+            raise InputError("route.blank_stop", index=i)
+    if len(req.stops) > max_stops:
+        raise InputError("route.too_many_stops", count=len(req.stops), limit=max_stops, excess=len(req.stops) - max_stops)
+    dest = _norm(req.destination)
+    seen: dict[str, int] = {}
+    for i, stop in enumerate(req.stops, start=1):
+        key = _norm(stop)
+        if key == dest:
+            raise InputError("route.destination_in_stops", name=stop.strip(), index=i)
+        if req.origin_mode == "fixed" and key == _norm(req.origin):
+            raise InputError("route.origin_in_stops", name=stop.strip(), index=i)
+        if key in seen:
+            raise InputError("route.duplicate_stop", name=stop.strip(), first=seen[key], index=i)
+        seen[key] = i
+    n = len(req.stops)
+    for idx, pos in req.pins.items():
+        if not 0 <= idx < n:
+            raise InputError("route.pin_bad_stop", index=idx + 1, count=n)
+        if not 1 <= pos <= n:
+            raise InputError("route.pin_bad_position", name=req.stops[idx], position=pos, count=n)
+    if len(set(req.pins.values())) != len(req.pins):
+        raise InputError("route.pin_clash")
+    grouped: set[int] = set()
+    for group in req.groups:
+        for idx in group:
+            if not 0 <= idx < n:
+                raise InputError("route.group_bad_stop", index=idx + 1, count=n)
+            if idx in grouped:
+                raise InputError("route.group_overlap", name=req.stops[idx])
+            grouped.add(idx)
+
+
+def _resolve(text: str, deps: RouteDeps, role: str) -> Place:
+    picked = deps.picked.get(text.strip())
+    return picked if picked is not None else resolve_place(text, deps.places, role=role)
+
+
+def resolve_points(req: RouteRequest, deps: RouteDeps) -> tuple[list[Place], bool]:
+    """Origin, stops…, destination as Places, and whether it is a round trip.
+
+    A round trip is when the destination is the origin (same text or same point);
+    then the destination is not a separate node.
+    """
+    if req.origin_mode == "current":
+        assert req.current_location is not None
+        lat, lon = req.current_location
+        label = req.origin.strip() or "Current location"
+        origin = Place(name=label, lat=lat, lon=lon, source="map", ref="current")
+    else:
+        origin = _resolve(req.origin, deps, "origin")
+    stops = [_resolve(s, deps, "stop") for s in req.stops]
+    destination = _resolve(req.destination, deps, "destination")
+    round_trip = req.origin_mode == "fixed" and _norm(req.origin) == _norm(req.destination)
+    round_trip = round_trip or _same(origin, destination)
+    points = [origin, *stops] + ([] if round_trip else [destination])
+    # Different texts can name the same place ("上海" and "Shanghai"): catch it after resolution.
+    for i, a in enumerate(points):
+        for j in range(i + 1, len(points)):
+            if _same(a, points[j]):
+                raise InputError("route.same_place", first=_label(req, i), second=_label(req, j), name=a.name)
+    return points, round_trip
+
+
+def _label(req: RouteRequest, node: int) -> str:
+    if node == 0:
+        return req.origin or "Current location"
+    if node <= len(req.stops):
+        return req.stops[node - 1]
+    return req.destination
+
+
+def _same(a: Place, b: Place) -> bool:
+    return haversine_m(a.lat, a.lon, b.lat, b.lon) < SAME_PLACE_M
+
+
+def cost_matrix(m: Matrix, strategy: str, weight: float) -> np.ndarray:
+    dur = np.asarray(m.duration_s, dtype=float)
+    dist = np.asarray(m.distance_m, dtype=float)
+    if strategy == "fastest":
+        return dur
+    if strategy == "shortest":
+        return dist
+    # balanced: each metric scaled by its mean off-diagonal value, then mixed
+    off = ~np.eye(len(dur), dtype=bool)
+    d_scale = float(dur[off].mean()) if off.any() and dur[off].mean() > 0 else 1.0
+    m_scale = float(dist[off].mean()) if off.any() and dist[off].mean() > 0 else 1.0
+    return weight * dur / d_scale + (1 - weight) * dist / m_scale
+
+
+def _path_totals(m: Matrix, order: list[int]) -> tuple[float, float]:
+    dist = sum(m.distance_m[a][b] for a, b in zip(order, order[1:]))
+    dur = sum(m.duration_s[a][b] for a, b in zip(order, order[1:]))
+    return float(dist), float(dur)
+
+
+def check_result(result: RouteResult, n_stops: int) -> None:
+    """The result guardrails: every stop once, right ends, totals = sum of legs."""
+    pts = result.points
+    if len(pts) != n_stops + (1 if result.round_trip else 2):
+        raise ResultCheckError(detail=f"{len(pts)} points for {n_stops} stops")
+    if result.round_trip and not _same(pts[0], pts[-1]):
+        raise ResultCheckError(detail="a round trip must end where it starts")
+    inner = pts[1:-1]
+    if len({(p.lat, p.lon) for p in inner}) != n_stops:
+        raise ResultCheckError(detail="a stop is missing or visited twice")
+    if len(result.legs) != len(pts) - 1:
+        raise ResultCheckError(detail="legs do not join the points")
+    dist = sum(leg.distance_m for leg in result.legs)
+    dur = sum(leg.duration_s for leg in result.legs)
+    if abs(dist - result.total_distance_m) > 0.5 or abs(dur - result.total_duration_s) > 0.5:
+        raise ResultCheckError(detail="totals differ from the sum of the legs")
+
+
+def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = False) -> RouteResult:
+    """Plan one route. Raises InputError (bad input, unknown or ambiguous place) or,
+    unless ``allow_fallback``, ProviderError when the matrix provider fails."""
+    validate_request(req, deps.max_stops)
+    points, round_trip = resolve_points(req, deps)
+    n = len(points)
+
+    provider = deps.matrix
+    fallback_from = fallback_reason = ""
+    try:
+        matrix = provider.matrix(points)
+    except ProviderError as exc:
+        if not allow_fallback or provider is deps.offline_matrix:
+            raise
+        fallback_from, fallback_reason = provider.name, exc.message("en")
+        provider = deps.offline_matrix
+        matrix = provider.matrix(points)
+
+    start, end = 0, (0 if round_trip else n - 1)
+    pins = {1 + idx: pos for idx, pos in req.pins.items()}
+    groups = [[1 + idx for idx in g] for g in req.groups if len(g) > 1]
+    costs = cost_matrix(matrix, req.strategy, req.balance_weight)
+    t0 = time.perf_counter()
+    solved = optimize(
+        costs, start, end, deps.time_limit_s,
+        k_best=req.alternatives, pinned=pins or None, keep_together=groups or None,
+    )
+    solve_ms = (time.perf_counter() - t0) * 1000
+
+    order = solved.order
+    ordered = [points[i] for i in order]
+    legs: list[Leg] = []
+    cum_d = cum_t = 0.0
+    for a, b in zip(order, order[1:]):
+        d, t = float(matrix.distance_m[a][b]), float(matrix.duration_s[a][b])
+        cum_d += d
+        cum_t += t
+        legs.append(Leg(**{"from": points[a].name}, to=points[b].name, distance_m=d, duration_s=t,
+                        cum_distance_m=cum_d, cum_duration_s=cum_t))
+
+    entered = list(range(n)) + ([0] if round_trip else [])
+    entered_d, entered_t = _path_totals(matrix, entered)
+    entered_cost = float(sum(costs[a][b] for a, b in zip(entered, entered[1:])))
+    best_cost = float(sum(costs[a][b] for a, b in zip(order, order[1:])))
+    saved_pct = 100.0 * (entered_cost - best_cost) / entered_cost if entered_cost > 0 else 0.0
+
+    notes: list[str] = []
+    if len(req.stops) < 2:
+        notes.append("route.note.nothing_to_optimise")
+    if matrix.estimated:
+        notes.append("route.note.estimated")
+
+    geometry = None
+    requests = matrix.requests
+    if not matrix.estimated:
+        try:
+            geometry = provider.geometry(ordered)
+            requests += 1
+        except ProviderError:
+            notes.append("route.note.no_geometry")
+
+    alternatives = []
+    for alt in solved.alternatives:
+        d, t = _path_totals(matrix, alt.order)
+        alternatives.append(Alternative(order=[points[i].name for i in alt.order], distance_m=d, duration_s=t))
+
+    result = RouteResult(
+        request=req,
+        points=ordered,
+        order=[p.name for p in ordered],
+        legs=legs,
+        total_distance_m=cum_d,
+        total_duration_s=cum_t,
+        entered_distance_m=entered_d,
+        entered_duration_s=entered_t,
+        saved_distance_m=entered_d - cum_d,
+        saved_duration_s=entered_t - cum_t,
+        saved_pct=saved_pct,
+        optimal=solved.optimal,
+        method=solved.method,
+        round_trip=round_trip,
+        strategy=req.strategy,
+        provider=matrix.provider,
+        estimated=matrix.estimated,
+        fallback_from=fallback_from,
+        fallback_reason=fallback_reason,
+        upstream_requests=requests,
+        geometry=geometry,
+        deep_links=build_deep_links(ordered),
+        alternatives=alternatives,
+        notes=notes,
+        solve_ms=solve_ms,
+    )
+    check_result(result, len(req.stops))
+    return result

@@ -1,0 +1,45 @@
+"""Cached app-wide resources and the current language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from navigo_core.config import Settings, get_settings
+from navigo_core.errors import NavigoError
+from navigo_core.i18n import t
+from navigo_core.maps.assets import ensure_leaflet_assets
+from navigo_core.store import Store
+
+APP_DIR = Path(__file__).resolve().parent.parent
+LANG_KEY = "lang"
+
+
+@st.cache_resource
+def settings() -> Settings:
+    return get_settings()
+
+
+@st.cache_resource
+def store() -> Store:
+    return Store.from_url(settings().database_url)
+
+
+@st.cache_resource
+def leaflet_prefix() -> str:
+    """Copy Leaflet into static/ once per process; the URL prefix Streamlit serves it at."""
+    return ensure_leaflet_assets(APP_DIR / "static")
+
+
+def lang() -> str:
+    return st.session_state.get(LANG_KEY) or settings().default_language
+
+
+def tr(key: str, /, **params: object) -> str:
+    """The catalog message ``key`` in the current language."""
+    return t(key, lang(), **params)
+
+
+def show_error(exc: NavigoError) -> None:
+    st.error(exc.message(lang()), icon="⚠️")

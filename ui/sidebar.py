@@ -1,0 +1,29 @@
+"""The sidebar: language choice and the engines in use."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.context import LANG_KEY, settings, store, tr
+
+
+def render_sidebar() -> None:
+    s = settings()
+    with st.sidebar:
+        if LANG_KEY not in st.session_state:
+            st.session_state[LANG_KEY] = s.default_language
+        st.selectbox(
+            tr("app.language"), ["en", "zh"], key=LANG_KEY,
+            format_func=lambda code: {"en": "English", "zh": "中文"}[code],
+        )
+        st.markdown(f"**{tr('app.engines')}**")
+        llm = f"{s.llm_model}" + (f" @ {s.llm_base_url}" if s.llm_base_url else "") if s.llm_enabled else tr("app.engine.offline")
+        matrix = s.effective_matrix_provider
+        lines = [
+            f"{tr('app.engine.llm')}: {llm}",
+            f"{tr('app.engine.places')}: {tr('engine.' + s.effective_places_provider)}",
+            f"{tr('app.engine.matrix')}: {tr('engine.' + matrix)}",
+            f"{tr('app.engine.tiles')}: {tr('engine.tiles.' + s.map_tiles)}",
+            f"{tr('app.engine.store')}: {store().description}",
+        ]
+        st.caption("  \n".join(lines))
