@@ -1,0 +1,101 @@
+"""AppTest for the Route page, with st_folium patched (no browser)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from unittest.mock import MagicMock, patch
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def folium_mock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MagicMock]:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
+    for var in ("OSRM_URL", "AMAP_KEY", "NOMINATIM_URL", "LLM_API_KEY", "OPENAI_API_KEY", "MAP_TILES"):
+        monkeypatch.delenv(var, raising=False)
+    st.cache_resource.clear()
+    with patch("streamlit_folium.st_folium", return_value={"last_clicked": None}) as mock:
+        yield mock
+    st.cache_resource.clear()
+
+
+def page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "route.py"), default_timeout=60)
+    return at.run()
+
+
+def fill(at: AppTest, origin: str, destination: str, stops: list[str]) -> AppTest:
+    at.text_input(key="route_origin").input(origin)
+    at.text_input(key="route_destination").input(destination)
+    at.text_area(key="route_paste").input("\n".join(stops))
+    at.button(key="route_paste_add").click().run()
+    return at
+
+
+def test_route_page_plans_and_renders(folium_mock: MagicMock) -> None:
+    at = fill(page(), "上海", "杭州", ["嘉兴", "苏州", "无锡"])
+    at.button(key="route_optimise").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    labels = [m.label for m in at.metric]
+    assert "Total distance" in labels and "Result" in labels
+    assert any(m.value == "Proven optimal" for m in at.metric)
+    legs = at.dataframe(key="route_legs").value
+    assert list(legs["From"])[0] == "Shanghai" and list(legs["To"])[-1] == "Hangzhou"
+    assert len(legs) == 4
+    # the map was drawn with one marker per point
+    fmap = folium_mock.call_args.args[0]
+    assert fmap is not None
+    assert any("estimate" in i.value for i in at.info)
+
+
+def test_route_page_guardrail_message(folium_mock: MagicMock) -> None:
+    at = fill(page(), "上海", "杭州", ["苏州", "杭州"])
+    at.button(key="route_optimise").click().run()
+    assert not at.exception
+    assert any("is also the destination" in e.value for e in at.error)
+
+
+def test_route_page_ambiguity_lets_the_user_pick(folium_mock: MagicMock) -> None:
+    at = fill(page(), "Paris", "Lyon", ["Marseille", "Nice"])
+    at.button(key="route_optimise").click().run()
+    assert not at.exception
+    pick = at.selectbox(key="route_pick_choice")
+    labels = [pick.format_func(o) for o in pick.options] if hasattr(pick, "format_func") else pick.options
+    assert any("France" in str(lbl) for lbl in labels)
+    france = next(i for i, lbl in enumerate(labels) if "France" in str(lbl))
+    pick.set_value(pick.options[france] if not isinstance(pick.options[france], str) else france)
+    at.button(key="route_pick_use").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    legs = at.dataframe(key="route_legs").value
+    assert list(legs["From"])[0] == "Paris"
+
+
+def test_route_page_saves_and_reopens_from_history(folium_mock: MagicMock) -> None:
+    at = fill(page(), "上海", "杭州", ["嘉兴", "苏州"])
+    at.button(key="route_optimise").click().run()
+    at.button(key="route_save").click().run()
+    assert any("Saved" in s.value for s in at.success)
+    # a fresh session opens the saved route from history
+    at2 = page()
+    at2.button(key="route_history_open").click().run()
+    assert not at2.exception
+    assert at2.text_input(key="route_origin").value == "上海"
+    legs = at2.dataframe(key="route_legs").value
+    assert len(legs) == 3
+
+
+def test_app_shell_lists_route_page_and_engines(folium_mock: MagicMock) -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "offline engine" in captions and "offline gazetteer" in captions
+    at.sidebar.selectbox(key="lang").set_value("zh").run()
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "离线" in captions

@@ -1,0 +1,114 @@
+"""Start the app headless and drive it in Debian's Chromium with Playwright.
+
+Shaped after streamlit's own e2e_playwright conftest: a free port, wait on
+/_stcore/health, then wait for the script to finish running
+(`data-test-script-state`) instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.error import URLError
+from urllib.request import urlopen
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class AppServer:
+    def __init__(self, port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
+        self.port, self.proc, self.log = port, proc, log
+        self.url = f"http://127.0.0.1:{port}"
+
+
+def start_app(tmp: Path, extra_env: dict[str, str] | None = None) -> AppServer:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "OSRM_", "AMAP_", "NOMINATIM_", "MAP_TILES"))}
+    env.update({"DATABASE_URL": f"sqlite:///{tmp / 'e2e.db'}", "PYTHONPATH": str(ROOT)})
+    env.update(extra_env or {})
+    log = tmp / "streamlit.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early:\n{log.read_text()}")
+        try:
+            with urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return AppServer(port, proc, log)
+        except (URLError, OSError):
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not become healthy:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    server = start_app(tmp_path_factory.mktemp("app"))
+    yield server
+    server.proc.terminate()
+    server.proc.wait(timeout=10)
+
+
+class OfflinePage:
+    """A page whose requests may only go to 127.0.0.1; any other host is blocked and recorded."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.external: list[str] = []
+
+        def guard(route, request) -> None:  # type: ignore[no-untyped-def]
+            host = request.url.split("/")[2] if "://" in request.url else ""
+            if request.url.startswith(("data:", "blob:", "about:")) or host.split(":")[0] in ("127.0.0.1", "localhost"):
+                route.continue_()
+            else:
+                self.external.append(request.url)
+                route.abort()
+
+        page.route("**/*", guard)
+
+
+@pytest.fixture
+def offline_page(browser: Browser) -> Iterator[OfflinePage]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    page = context.new_page()
+    yield OfflinePage(page)
+    context.close()
+
+
+def wait_for_app(page: Page) -> None:
+    """Wait until the script has finished its run (no sleeps)."""
+    expect(page.locator("[data-test-script-state='notRunning']")).to_be_attached(timeout=30_000)
+    expect(page.locator("[data-testid='stStatusWidget']")).to_have_count(0, timeout=30_000)

@@ -1,0 +1,60 @@
+"""`python -m navigo_core route …` behaves as specified."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OSRM_", "AMAP_", "NOMINATIM_", "MATRIX_", "PLACES_"))}
+    return subprocess.run([sys.executable, "-m", "navigo_core", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_route_json_has_the_specified_shape() -> None:
+    p = run("route", "--origin", "上海", "--destination", "杭州", "--stop", "苏州", "--stop", "嘉兴",
+            "--strategy", "fastest", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["order"][0] == "Shanghai" and out["order"][-1] == "Hangzhou"
+    assert set(out["order"][1:-1]) == {"Suzhou", "Jiaxing"}
+    assert len(out["legs"]) == 3
+    assert set(out["legs"][0]) == {"from", "to", "distance_m", "duration_s"}
+    assert out["total_distance_m"] == sum(leg["distance_m"] for leg in out["legs"]) or abs(
+        out["total_distance_m"] - sum(leg["distance_m"] for leg in out["legs"])) <= len(out["legs"])
+    assert out["optimal"] is True and out["provider"] == "offline"
+    assert set(out["deep_links"]) == {"amap_web", "amap_app", "google", "osm"}
+    assert all(out["deep_links"][k] for k in out["deep_links"])
+
+
+def test_bad_input_exits_2_with_one_line() -> None:
+    p = run("route", "--origin", "上海", "--destination", "杭州", "--stop", "杭州")
+    assert p.returncode == 2
+    assert p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "终点" in lines[0]
+
+
+def test_missing_argument_exits_2_with_one_line() -> None:
+    p = run("route", "--origin", "Shanghai")
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1 and "--destination" in p.stderr
+
+
+def test_ambiguous_place_exits_2_listing_candidates() -> None:
+    p = run("route", "--origin", "Paris", "--destination", "Lyon", "--stop", "Marseille", "--stop", "Nice")
+    assert p.returncode == 2
+    line = p.stderr.strip()
+    assert "\n" not in line and "France" in line and "Texas" in line
+
+
+def test_unconfigured_provider_exits_3() -> None:
+    p = run("route", "--origin", "上海", "--destination", "杭州", "--stop", "苏州", "--provider", "osrm")
+    assert p.returncode == 3
+    assert "OSRM_URL" in p.stderr
