@@ -13,7 +13,7 @@ from streamlit_folium import st_folium
 
 from navigo_core.errors import InputError, NavigoError, PlaceResolutionError, ProviderError
 from navigo_core.i18n import fmt_distance, fmt_duration
-from navigo_core.maps.folium_map import build_pick_map, build_route_map
+from navigo_core.maps import build_pick_map, build_route_map, from_map_coords
 from navigo_core.route.exports import to_gpx, to_json
 from navigo_core.route.form import request_from_rows, rows_from_request
 from navigo_core.route.models import RouteRequest, RouteResult
@@ -184,7 +184,8 @@ with right:
     clicked = (out or {}).get("last_clicked")
     if clicked and clicked != S["route.last_click"]:
         S["route.last_click"] = clicked
-        lat, lon = round(float(clicked["lat"]), 6), round(float(clicked["lng"]), 6)
+        lat, lon = from_map_coords(float(clicked["lat"]), float(clicked["lng"]), s.map_tiles)
+        lat, lon = round(lat, 6), round(lon, 6)
         if click_target == "current":
             S["route.current"] = (lat, lon)
         else:
@@ -245,7 +246,8 @@ with right:
                 ]), hide_index=True, width="stretch", key="route_alternatives")
 
         d1, d2 = st.columns(2)
-        d1.download_button(tr("route.page.download_gpx"), to_gpx(result.points, geometry=result.geometry),
+        d1.download_button(tr("route.page.download_gpx"), to_gpx(result.points, legs=result.legs, geometry=result.geometry,
+                                  name=tr("export.gpx.route_name"), lang=L),
                            file_name="navigo-route.gpx", mime="application/gpx+xml", key="route_download_gpx")
         d2.download_button(tr("route.page.download_json"), to_json(result), file_name="navigo-route.json",
                            mime="application/json", key="route_download_json")
