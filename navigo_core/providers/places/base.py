@@ -19,21 +19,37 @@ class Place(BaseModel):
     source: str = ""  # gazetteer | iata | latlon | amap | nominatim | map
     ref: str = ""  # the provider's own id (geonameid, IATA code, POI id)
     population: int | None = None
+    # Chinese display names, when the provider knows them (empty: show the English one).
+    name_zh: str = ""
+    admin_zh: str = ""
+    country_name_zh: str = ""
 
     @property
     def label(self) -> str:
         """Human label used in candidate lists: name, admin area, country."""
-        parts = [self.name]
-        if self.admin and self.admin != self.name:
-            parts.append(self.admin)
-        if self.country_name or self.country:
-            parts.append(self.country_name or self.country)
-        return ", ".join(parts)
+        return self.label_in("en")
+
+    def label_in(self, lang: str = "en") -> str:
+        """The label in ``lang``: Chinese names where known when ``lang == "zh"``, else English."""
+        zh = lang == "zh"
+        name = (self.name_zh if zh else "") or self.name
+        admin = (self.admin_zh if zh else "") or self.admin
+        country = (self.country_name_zh if zh else "") or self.country_name or self.country
+        parts = [name]
+        if admin and admin not in (self.name, self.name_zh, name):
+            parts.append(admin)
+        if country:
+            parts.append(country)
+        return ("，" if zh else ", ").join(parts)
 
 
 @runtime_checkable
 class PlaceProvider(Protocol):
-    """Searches places by free text. Returns candidates; never guesses between them."""
+    """Searches places by free text. Returns candidates; never guesses between them.
+
+    A provider may also offer ``suggest(query, *, limit) -> list[Place]`` (near-misses
+    for a query ``search`` found nothing for); ``resolve_place`` uses it when present.
+    """
 
     name: str
 

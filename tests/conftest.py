@@ -1,0 +1,84 @@
+"""Shared pytest fixtures.
+
+Keep fixtures here generic; add yours in their own section. Fake HTTP servers
+live in ``tests/fakes/`` (base: ``tests/fakes/server.py``); start one with the
+``start_fake`` factory so it is always stopped, e.g.::
+
+    @pytest.fixture
+    def fake_weather(start_fake):
+        return start_fake(FakeOpenMeteo())
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+
+from tests.fakes.amap import FakeAmap
+from tests.fakes.nominatim import FakeNominatim
+from tests.fakes.osrm import FakeOsrm
+from tests.fakes.server import FakeServer
+
+S = TypeVar("S", bound=FakeServer)
+
+
+# --- fake servers -----------------------------------------------------------
+
+@pytest.fixture
+def start_fake() -> Iterator[Callable[[S], S]]:
+    """Factory: ``start_fake(server)`` starts a FakeServer and stops it after the test."""
+    started: list[FakeServer] = []
+
+    def start(server: S) -> S:
+        started.append(server.start())
+        return server
+
+    yield start
+    for server in reversed(started):
+        server.stop()
+
+
+@pytest.fixture
+def fake_osrm(start_fake: Callable[[FakeOsrm], FakeOsrm]) -> FakeOsrm:
+    """A running fake OSRM (``fake_osrm.url``); see tests/fakes/osrm.py for its knobs."""
+    return start_fake(FakeOsrm())
+
+
+@pytest.fixture
+def fake_amap(start_fake: Callable[[FakeAmap], FakeAmap]) -> FakeAmap:
+    """A running fake AMap web service; its key is ``fake_amap.key``."""
+    return start_fake(FakeAmap())
+
+
+@pytest.fixture
+def fake_nominatim(start_fake: Callable[[FakeNominatim], FakeNominatim]) -> FakeNominatim:
+    """A running fake Nominatim; fill ``fake_nominatim.results[query]``."""
+    return start_fake(FakeNominatim())
+
+
+# --- network guard ----------------------------------------------------------
+
+@pytest.fixture
+def no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test on any connection to a non-loopback address (tests must never touch the internet).
+
+    Use with ``pytestmark = pytest.mark.usefixtures("no_internet")``.
+    """
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        if isinstance(address, tuple) and address:
+            host = str(address[0])
+            try:
+                loopback = ipaddress.ip_address(host.split("%")[0]).is_loopback
+            except ValueError:
+                loopback = host == "localhost"
+            if not loopback:
+                raise AssertionError(f"test tried to connect to {host}: tests must not use the network")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
