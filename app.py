@@ -13,6 +13,6 @@ render_sidebar()
 
 # Only pages that work are listed; Chat and Plan join when they are built.
 pages = [
-    st.Page("pages/route.py", title=tr("app.page.route"), icon="🗺️", url_path="route", default=True),
+    st.Page("app_pages/route.py", title=tr("app.page.route"), icon="🗺️", url_path="route"),
 ]
 st.navigation(pages).run()

@@ -12,7 +12,7 @@ from typing import NoReturn, Sequence
 
 from navigo_core.config import get_settings
 from navigo_core.errors import InputError, NavigoError
-from navigo_core.i18n import detect_lang, t
+from navigo_core.i18n import detect_lang, fmt_distance, fmt_duration, t
 
 EXIT_INPUT = 2
 EXIT_PROVIDER = 3
@@ -61,8 +61,8 @@ def _route(args: argparse.Namespace) -> int:
         return 0
     print(" → ".join(result.order))
     for i, leg in enumerate(result.legs, start=1):
-        print(f"{i:>3}. {leg.from_} → {leg.to}: {leg.distance_m / 1000:.1f} km, {leg.duration_s / 60:.0f} min")
-    print(f"total: {result.total_distance_m / 1000:.1f} km, {result.total_duration_s / 60:.0f} min; "
+        print(f"{i:>3}. {leg.from_} → {leg.to}: {fmt_distance(leg.distance_m)}, {fmt_duration(leg.duration_s, lang)}")
+    print(f"total: {fmt_distance(result.total_distance_m)}, {fmt_duration(result.total_duration_s, lang)}; "
           f"optimal={result.optimal}; provider={result.provider}{' (estimated)' if result.estimated else ''}")
     for key in result.notes:
         print(t(key, lang))

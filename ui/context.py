@@ -32,6 +32,26 @@ def leaflet_prefix() -> str:
     return ensure_leaflet_assets(APP_DIR / "static")
 
 
+_CHOICE_KEYS = "ui.choice_keys"
+
+
+def choice(key: str) -> str:
+    """Register a radio/selectbox whose option labels are translated; returns ``key``.
+
+    On a language switch the browser keeps showing the old labels' selection
+    state unless the value is sent again; :func:`resend_choices` does that.
+    """
+    st.session_state.setdefault(_CHOICE_KEYS, set()).add(key)
+    return key
+
+
+def resend_choices() -> None:
+    """Callback of the language selector: send every registered choice's value again."""
+    for key in st.session_state.get(_CHOICE_KEYS, set()):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def lang() -> str:
     return st.session_state.get(LANG_KEY) or settings().default_language
 

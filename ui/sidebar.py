@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import LANG_KEY, settings, store, tr
+from ui.context import LANG_KEY, resend_choices, settings, store, tr
 
 
 def render_sidebar() -> None:
@@ -13,7 +13,7 @@ def render_sidebar() -> None:
         if LANG_KEY not in st.session_state:
             st.session_state[LANG_KEY] = s.default_language
         st.selectbox(
-            tr("app.language"), ["en", "zh"], key=LANG_KEY,
+            tr("app.language"), ["en", "zh"], key=LANG_KEY, on_change=resend_choices,
             format_func=lambda code: {"en": "English", "zh": "中文"}[code],
         )
         st.markdown(f"**{tr('app.engines')}**")

@@ -62,6 +62,7 @@ class RouteResult(BaseModel):
     optimal: bool  # proven optimal for the matrix used
     method: str  # solver method
     round_trip: bool
+    lang: str = "en"  # language of the user's input; names are given in it where known
     strategy: Strategy
     provider: str  # matrix provider that produced the figures
     estimated: bool  # figures are estimates, not a routing engine's

@@ -15,6 +15,7 @@ import numpy as np
 from navigo_core.config import Settings
 from navigo_core.errors import InputError, ProviderError, ResultCheckError
 from navigo_core.geo import haversine_m
+from navigo_core.i18n import detect_lang
 from navigo_core.providers.matrix.base import Matrix, MatrixProvider
 from navigo_core.providers.places.base import Place, PlaceProvider
 from navigo_core.providers.places.resolve import resolve_place
@@ -167,7 +168,7 @@ def _path_totals(m: Matrix, order: list[int]) -> tuple[float, float]:
 def check_result(result: RouteResult, n_stops: int) -> None:
     """The result guardrails: every stop once, right ends, totals = sum of legs."""
     pts = result.points
-    if len(pts) != n_stops + (1 if result.round_trip else 2):
+    if len(pts) != n_stops + 2:  # origin, every stop, destination (the origin again on a round trip)
         raise ResultCheckError(detail=f"{len(pts)} points for {n_stops} stops")
     if result.round_trip and not _same(pts[0], pts[-1]):
         raise ResultCheckError(detail="a round trip must end where it starts")
@@ -211,6 +212,8 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
     )
     solve_ms = (time.perf_counter() - t0) * 1000
 
+    lang = detect_lang(" ".join([req.origin, req.destination, *req.stops]))
+    names = [p.display_name(lang) for p in points]
     order = solved.order
     ordered = [points[i] for i in order]
     legs: list[Leg] = []
@@ -219,7 +222,7 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
         d, t = float(matrix.distance_m[a][b]), float(matrix.duration_s[a][b])
         cum_d += d
         cum_t += t
-        legs.append(Leg(**{"from": points[a].name}, to=points[b].name, distance_m=d, duration_s=t,
+        legs.append(Leg(**{"from": names[a]}, to=names[b], distance_m=d, duration_s=t,
                         cum_distance_m=cum_d, cum_duration_s=cum_t))
 
     entered = list(range(n)) + ([0] if round_trip else [])
@@ -246,12 +249,12 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
     alternatives = []
     for alt in solved.alternatives:
         d, t = _path_totals(matrix, alt.order)
-        alternatives.append(Alternative(order=[points[i].name for i in alt.order], distance_m=d, duration_s=t))
+        alternatives.append(Alternative(order=[names[i] for i in alt.order], distance_m=d, duration_s=t))
 
     result = RouteResult(
         request=req,
         points=ordered,
-        order=[p.name for p in ordered],
+        order=[names[i] for i in order],
         legs=legs,
         total_distance_m=cum_d,
         total_duration_s=cum_t,
@@ -263,6 +266,7 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
         optimal=solved.optimal,
         method=solved.method,
         round_trip=round_trip,
+        lang=lang,
         strategy=req.strategy,
         provider=matrix.provider,
         estimated=matrix.estimated,

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.e2e
 
 def test_route_page_optimises_and_draws_the_map_offline(app_server: AppServer, offline_page: OfflinePage) -> None:
     page = offline_page.page
-    page.goto(app_server.url + "/route")
+    page.goto(app_server.url + "/")
     wait_for_app(page)
 
     page.get_by_label("Origin place").fill("上海")
@@ -31,10 +31,10 @@ def test_route_page_optimises_and_draws_the_map_offline(app_server: AppServer, o
     wait_for_app(page)
 
     # the ordered table of legs and the result summary
-    legs = page.locator(".st-key-route_legs")
+    legs = page.locator(".st-key-route_legs_box [data-testid='stDataFrame']")
     expect(legs).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("Proven optimal")).to_be_visible()
-    expect(page.get_by_text("Total distance")).to_be_visible()
+    expect(page.get_by_text("Proven optimal", exact=True)).to_be_visible()
+    expect(page.get_by_text("Total distance", exact=True)).to_be_visible()
 
     # a Leaflet map inside the st_folium iframe: one marker per point and the route line
     frame = page.frame_locator(".st-key-route_map_box iframe").first
@@ -57,7 +57,7 @@ def test_route_page_optimises_and_draws_the_map_offline(app_server: AppServer, o
 
 def test_route_page_shows_guardrail_message(app_server: AppServer, offline_page: OfflinePage) -> None:
     page = offline_page.page
-    page.goto(app_server.url + "/route")
+    page.goto(app_server.url + "/")
     wait_for_app(page)
     page.get_by_label("Origin place").fill("上海")
     page.get_by_label("Destination").fill("杭州")
@@ -66,4 +66,21 @@ def test_route_page_shows_guardrail_message(app_server: AppServer, offline_page:
     page.get_by_role("button", name="Optimise route").click()
     wait_for_app(page)
     expect(page.get_by_text("There are no stops.")).to_be_visible()
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def test_language_switch_keeps_what_the_user_typed(app_server: AppServer, offline_page: OfflinePage) -> None:
+    page = offline_page.page
+    page.goto(app_server.url + "/")
+    wait_for_app(page)
+    page.get_by_label("Origin place").fill("上海")
+    page.get_by_label("Origin place").press("Enter")
+    wait_for_app(page)
+    page.locator(".st-key-lang").click()
+    page.get_by_role("option", name="中文").click()
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="路线：多个途经点的最佳顺序")).to_be_visible()
+    expect(page.get_by_label("起点地点")).to_have_value("上海")
+    # the translated radio still shows its selection
+    expect(page.get_by_role("radio", name="固定地点")).to_be_checked()
     expect(page.locator("[data-testid='stException']")).to_have_count(0)

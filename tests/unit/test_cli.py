@@ -22,8 +22,8 @@ def test_route_json_has_the_specified_shape() -> None:
             "--strategy", "fastest", "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert out["order"][0] == "Shanghai" and out["order"][-1] == "Hangzhou"
-    assert set(out["order"][1:-1]) == {"Suzhou", "Jiaxing"}
+    assert out["order"][0] == "上海" and out["order"][-1] == "杭州"  # resolved, in the input's language
+    assert set(out["order"][1:-1]) == {"苏州", "嘉兴"}
     assert len(out["legs"]) == 3
     assert set(out["legs"][0]) == {"from", "to", "distance_m", "duration_s"}
     assert out["total_distance_m"] == sum(leg["distance_m"] for leg in out["legs"]) or abs(

@@ -29,8 +29,8 @@ def test_catalog_placeholders_match_between_languages() -> None:
 
 def test_every_i18n_key_used_in_code_exists() -> None:
     used: set[str] = set()
-    pattern = re.compile(r"""(?:tr|t|InputError|ResultCheckError|PlaceResolutionError)\(\s*["']([a-z_]+(?:\.[a-z0-9_]+)+)["']""")
-    for path in [*ROOT.joinpath("navigo_core").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py"),
+    pattern = re.compile(r"""(?<![\w.])(?:tr|t|InputError|ResultCheckError|PlaceResolutionError)\(\s*["']([a-z_]+(?:\.[a-z0-9_]+)+)["']""")
+    for path in [*ROOT.joinpath("navigo_core").rglob("*.py"), *ROOT.joinpath("app_pages").rglob("*.py"),
                  *ROOT.joinpath("ui").rglob("*.py"), ROOT / "app.py"]:
         used |= set(pattern.findall(path.read_text(encoding="utf-8")))
     assert used, "the scan found no keys"
@@ -85,7 +85,7 @@ def test_providers_do_not_import_route_or_pages() -> None:
     offenders = []
     for path in ROOT.joinpath("navigo_core", "providers").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        if re.search(r"^\s*(from|import) (navigo_core\.route|pages|ui)\b", text, re.M):
+        if re.search(r"^\s*(from|import) (navigo_core\.route|app_pages|ui)\b", text, re.M):
             offenders.append(path.name)
     assert offenders == []
 
@@ -101,3 +101,9 @@ def test_store_saves_lists_and_reopens_routes(tmp_path: Path) -> None:
     with store.engine.connect() as conn:
         mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
     assert mode == "wal"
+
+
+def test_no_legacy_pages_folder() -> None:
+    """A `pages/` folder would switch Streamlit to v1 multipage mode and bypass app.py on deep links."""
+    assert not (ROOT / "pages").exists()
+    assert (ROOT / "app_pages" / "route.py").exists()

@@ -138,7 +138,7 @@ def test_picked_candidate_resolves_ambiguity() -> None:
 
 def test_best_order_is_valid_and_never_worse_than_entered() -> None:
     result = plan_route(req(stops=["嘉兴", "无锡", "苏州", "常州"]), deps())
-    assert result.order[0] == "Shanghai" and result.order[-1] == "Hangzhou"
+    assert result.order[0] == "上海" and result.order[-1] == "杭州"  # names in the input's language
     assert len(result.legs) == 5
     assert result.optimal
     assert result.estimated and result.provider == "offline"
@@ -151,14 +151,14 @@ def test_best_order_is_valid_and_never_worse_than_entered() -> None:
 def test_round_trip_when_destination_is_origin() -> None:
     result = plan_route(req(destination="上海"), deps())
     assert result.round_trip
-    assert result.order[0] == result.order[-1] == "Shanghai"
+    assert result.order[0] == result.order[-1] == "上海"
     assert len(result.legs) == 4
 
 
 def test_one_stop_has_nothing_to_optimise() -> None:
     result = plan_route(req(stops=["苏州"]), deps())
     assert "route.note.nothing_to_optimise" in result.notes
-    assert result.order == ["Shanghai", "Suzhou", "Hangzhou"]
+    assert result.order == ["上海", "苏州", "杭州"]
 
 
 def test_provider_failure_raises_then_falls_back_when_allowed() -> None:
@@ -189,6 +189,12 @@ def test_result_guardrails_catch_tampering() -> None:
 def test_pins_and_groups_are_respected() -> None:
     stops = ["嘉兴", "无锡", "苏州", "常州"]
     result = plan_route(req(stops=stops, pins={0: 1}, groups=[[3, 1]]), deps())
-    assert result.order[1] == "Jiaxing"
-    i = result.order.index("Changzhou")
-    assert result.order[i + 1] == "Wuxi"
+    assert result.order[1] == "嘉兴"
+    i = result.order.index("常州")
+    assert result.order[i + 1] == "无锡"
+
+
+def test_english_input_gets_english_names() -> None:
+    result = plan_route(req(origin="Shanghai", destination="Hangzhou", stops=["Jiaxing", "Wuxi, Jiangsu"]), deps())
+    assert result.lang == "en"
+    assert result.order[0] == "Shanghai" and set(result.order[1:-1]) == {"Jiaxing", "Wuxi"}

@@ -29,10 +29,14 @@ class Place(BaseModel):
         """Human label used in candidate lists: name, admin area, country."""
         return self.label_in("en")
 
+    def display_name(self, lang: str = "en") -> str:
+        """The short name in ``lang`` (the Chinese name when known and ``lang == "zh"``)."""
+        return (self.name_zh if lang == "zh" else "") or self.name
+
     def label_in(self, lang: str = "en") -> str:
         """The label in ``lang``: Chinese names where known when ``lang == "zh"``, else English."""
         zh = lang == "zh"
-        name = (self.name_zh if zh else "") or self.name
+        name = self.display_name(lang)
         admin = (self.admin_zh if zh else "") or self.admin
         country = (self.country_name_zh if zh else "") or self.country_name or self.country
         parts = [name]

@@ -18,7 +18,7 @@ from navigo_core.route.exports import to_gpx, to_json
 from navigo_core.route.form import request_from_rows, rows_from_request
 from navigo_core.route.models import RouteRequest, RouteResult
 from navigo_core.route.service import make_route_deps, plan_route
-from ui.context import lang, leaflet_prefix, settings, show_error, store, tr
+from ui.context import choice, lang, leaflet_prefix, settings, show_error, store, tr
 
 S = st.session_state
 S.setdefault("route.rows", [{"place": None, "pin": None, "group": None}])
@@ -75,7 +75,7 @@ s = settings()
 left, right = st.columns([5, 7], gap="large")
 with left:
     origin_mode = st.radio(
-        tr("route.page.origin_mode"), ["fixed", "current"], key="route_origin_mode", horizontal=True,
+        tr("route.page.origin_mode"), ["fixed", "current"], key=choice("route_origin_mode"), horizontal=True,
         format_func=lambda m: tr(f"route.page.origin_mode.{m}"),
     )
     if origin_mode == "fixed":
@@ -94,11 +94,12 @@ with left:
             pd.DataFrame(S["route.rows"], columns=["place", "pin", "group"]),
             key=f"route_stops_editor_{S['route.editor_v']}",
             num_rows="dynamic",
-            hide_index=False,
+            hide_index=True,
+            placeholder="",
             width="stretch",
             column_config={
-                "place": st.column_config.TextColumn(tr("route.page.col.place"), help=tr("route.page.col.place_help"), width="large"),
-                "pin": st.column_config.NumberColumn(tr("route.page.col.pin"), help=tr("route.page.col.pin_help"), min_value=1, step=1),
+                "place": st.column_config.TextColumn(tr("route.page.col.place"), help=tr("route.page.col.place_help"), width="medium"),
+                "pin": st.column_config.NumberColumn(tr("route.page.col.pin"), help=tr("route.page.col.pin_help"), min_value=1, step=1, format="%d"),
                 "group": st.column_config.TextColumn(tr("route.page.col.group"), help=tr("route.page.col.group_help")),
             },
         )
@@ -109,13 +110,13 @@ with left:
 
     c1, c2 = st.columns(2)
     strategy = c1.radio(
-        tr("route.page.strategy"), ["fastest", "shortest", "balanced"], key="route_strategy",
+        tr("route.page.strategy"), ["fastest", "shortest", "balanced"], key=choice("route_strategy"),
         format_func=lambda v: tr(f"route.page.strategy.{v}"),
     )
     providers = ["offline"] + (["osrm"] if s.osrm_url else []) + (["amap"] if s.amap_key else [])
     default_provider = s.effective_matrix_provider if s.effective_matrix_provider in providers else "offline"
     provider = c2.selectbox(
-        tr("route.page.provider"), providers, index=providers.index(default_provider), key="route_provider",
+        tr("route.page.provider"), providers, index=providers.index(default_provider), key=choice("route_provider"),
         format_func=lambda v: tr(f"engine.{v}"),
     )
     st.button(tr("route.page.optimise"), key="route_optimise", type="primary", on_click=_request_run,
@@ -154,7 +155,7 @@ with left:
     err = S.get("route.error")
     if isinstance(err, PlaceResolutionError) and err.candidates:
         show_error(err)
-        labels = [c.label for c in err.candidates]
+        labels = [c.label_in(lang()) for c in err.candidates]
         st.selectbox(tr("route.page.pick", query=err.query), range(len(labels)), key="route_pick_choice",
                      format_func=lambda i: labels[i])
         st.button(tr("route.page.pick_use"), key="route_pick_use", on_click=_pick, args=(err.query, err.candidates))
@@ -195,7 +196,8 @@ with right:
 
     if result is not None:
         engine = tr(f"engine.{result.provider}") + (f" · {tr('route.page.estimated')}" if result.estimated else "")
-        m1, m2, m3, m4 = st.columns(4)
+        m1, m2 = st.columns(2)
+        m3, m4 = st.columns(2)
         m1.metric(tr("route.page.total_distance"), fmt_distance(result.total_distance_m, L))
         m2.metric(tr("route.page.total_duration"), fmt_duration(result.total_duration_s, L))
         m3.metric(tr("route.page.saved"), f"{result.saved_pct:.1f} %",
@@ -211,7 +213,7 @@ with right:
             st.info(tr(note), icon="ℹ️")
 
         st.markdown(f"**{tr('route.page.legs')}**")
-        st.dataframe(
+        st.container(key="route_legs_box").dataframe(
             pd.DataFrame([
                 {
                     "#": i,
@@ -224,7 +226,8 @@ with right:
                 }
                 for i, leg in enumerate(result.legs, start=1)
             ]),
-            hide_index=True, width="stretch", key="route_legs",
+            hide_index=True,
+            placeholder="", width="stretch", key="route_legs",
         )
 
         st.markdown(f"**{tr('route.page.open_in')}**")
