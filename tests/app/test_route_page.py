@@ -105,3 +105,24 @@ def test_app_shell_lists_route_page_and_engines(folium_mock: MagicMock) -> None:
     zh.run()
     assert "离线地名库" in " ".join(c.value for c in zh.sidebar.caption)
     assert zh.title[0].value == "路线：多个途经点的最佳顺序"
+
+
+def test_route_page_with_osrm_and_fallback_on_failure(folium_mock: MagicMock, fake_osrm, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("OSRM_URL", fake_osrm.url)
+    monkeypatch.setenv("PROVIDER_TIMEOUT_S", "2")
+    st.cache_resource.clear()
+    at = fill(page(), "上海", "杭州", ["嘉兴", "苏州"])
+    assert at.selectbox(key="route_provider").value == "osrm"
+    at.button(key="route_optimise").click().run()
+    assert not at.exception and not at.error
+    assert any("OSRM" in c.value and "2 upstream" in c.value for c in at.caption)
+    assert not any("estimate" in i.value for i in at.info)  # real figures, not estimates
+    assert len(fake_osrm.requests_to("/table")) == 1 and len(fake_osrm.requests_to("/route")) == 1
+
+    fake_osrm.set_fault(status=500)
+    at.button(key="route_optimise").click().run()
+    assert any("OSRM" in e.value and "500" in e.value for e in at.error)
+    at.button(key="route_fallback").click().run()
+    assert not at.exception
+    assert any("offline estimate was used instead" in w.value for w in at.warning)
+    assert any("offline estimate" in c.value and "estimated" in c.value for c in at.caption)
