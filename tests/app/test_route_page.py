@@ -126,3 +126,27 @@ def test_route_page_with_osrm_and_fallback_on_failure(folium_mock: MagicMock, fa
     assert not at.exception
     assert any("offline estimate was used instead" in w.value for w in at.warning)
     assert any("offline estimate" in c.value and "estimated" in c.value for c in at.caption)
+
+
+def test_map_click_sets_current_location_and_adds_stops(folium_mock: MagicMock) -> None:
+    at = page()
+    at.radio(key="route_origin_mode").set_value("current").run()
+    assert any("Click the map" in i.value for i in at.info)
+    folium_mock.return_value = {"last_clicked": {"lat": 31.2304, "lng": 121.4737}}
+    at.run()
+    assert any("Current location: 31.23040, 121.47370" in i.value for i in at.info)
+
+    # now clicks add stops
+    at.radio(key="route_origin_mode").set_value("fixed").run()
+    at.text_input(key="route_origin").input("上海")
+    folium_mock.return_value = {"last_clicked": {"lat": 30.7522, "lng": 120.75}}
+    at.run()
+    at.text_input(key="route_destination").input("杭州")
+    at.text_area(key="route_paste").input("苏州")
+    at.button(key="route_paste_add").click().run()
+    at.button(key="route_optimise").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    legs = legs_table(at)
+    names = list(legs["From"]) + list(legs["To"])
+    assert "30.7522,120.75" in names  # the clicked point became a stop
+    assert len(legs) == 3

@@ -266,3 +266,12 @@ def test_amap_bad_key(fake_amap: FakeAmap) -> None:
     with pytest.raises(ProviderHTTPError) as info:
         amap(fake_amap, key="nope").matrix(POINTS[:2])
     assert "INVALID_USER_KEY" in info.value.message("en")
+
+
+def test_amap_matrix_timeout(fake_amap: FakeAmap) -> None:
+    fake_amap.set_fault(latency_s=2.0)
+    t0 = time.perf_counter()
+    with pytest.raises(ProviderTimeout) as info:
+        AmapMatrixProvider("k", base_url=fake_amap.url, timeout_s=0.2).matrix(POINTS)
+    assert time.perf_counter() - t0 < 1.5
+    assert "0.2" in info.value.message("en")

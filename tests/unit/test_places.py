@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from navigo_core.config import Settings
-from navigo_core.errors import InputError, PlaceResolutionError, ProviderHTTPError, ProviderNotConfigured
+from navigo_core.errors import InputError, PlaceResolutionError, ProviderHTTPError, ProviderNotConfigured, ProviderTimeout
 from navigo_core.geo import haversine_m, wgs84_to_gcj02
 from navigo_core.i18n import catalog
 from navigo_core.providers.places import (
@@ -343,3 +343,26 @@ def test_every_places_key_has_en_and_zh() -> None:
     assert len(keys) > 20
     for key in keys:
         assert catalog()[key].get("en") and catalog()[key].get("zh"), key
+
+
+# --- timeouts: every provider gives up after its timeout with a specific message --------
+
+@pytest.mark.parametrize("fault", [{"latency_s": 2.0}, {"hang": True}])
+def test_amap_places_timeout(fake_amap: FakeAmap, fault: dict[str, object]) -> None:
+    fake_amap.set_fault(**fault)
+    provider = AmapPlaceProvider("k", base_url=fake_amap.url, timeout_s=0.2)
+    t0 = time.perf_counter()
+    with pytest.raises(ProviderTimeout) as info:
+        provider.search("苏州")
+    assert time.perf_counter() - t0 < 1.5
+    assert "0.2" in info.value.message("en")
+
+
+@pytest.mark.parametrize("fault", [{"latency_s": 2.0}, {"hang": True}])
+def test_nominatim_timeout(fake_nominatim: FakeNominatim, fault: dict[str, object]) -> None:
+    fake_nominatim.set_fault(**fault)
+    t0 = time.perf_counter()
+    with pytest.raises(ProviderTimeout) as info:
+        NominatimPlaceProvider(fake_nominatim.url, timeout_s=0.2).search("Paris")
+    assert time.perf_counter() - t0 < 1.5
+    assert "Nominatim" in info.value.message("en")
