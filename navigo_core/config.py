@@ -49,6 +49,20 @@ class Settings(BaseSettings):
         description="API key of the LLM server (falls back to OPENAI_API_KEY). Empty: offline engine.",
     )
     llm_model: str = Field("gpt-4o-mini", description="Model name sent to the LLM server.")
+    llm_timeout_s: float = Field(20.0, gt=0, description="Timeout in seconds of one LLM request.")
+    llm_max_retries: int = Field(1, ge=0, le=5, description="Retries of a failed LLM request (429, 5xx, connection errors).")
+    llm_structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
+        "auto",
+        description="How structured output is asked for: json_schema (native), json_object (schema in the prompt), "
+        "or prompt (plain). auto picks per provider: json_object for DeepSeek and DashScope, else json_schema.",
+    )
+    llm_embedding_model: str = Field("", description="Embeddings model for the L2 intent encoder. Empty: the offline TF-IDF encoder.")
+
+    # --- intent routing ---
+    intent_encoder: Literal["auto", "tfidf", "embeddings"] = Field(
+        "auto", description="L2 encoder: auto uses embeddings when LLM_EMBEDDING_MODEL and a key are set, else the offline TF-IDF encoder."
+    )
+    intent_log_text: bool = Field(False, description="Store message text with routing events (off: only layer, intent, score, latency).")
 
     # --- places ---
     places_provider: Literal["auto", "gazetteer", "amap", "nominatim"] = Field(

@@ -12,7 +12,13 @@ Hierarchy::
     ├── ProviderError           an upstream service failed
     │   ├── ProviderNotConfigured
     │   ├── ProviderTimeout
-    │   └── ProviderHTTPError
+    │   ├── ProviderHTTPError
+    │   └── LLMError            the LLM layer failed (never a raw SDK exception)
+    │       ├── LLMNotConfigured    no key: the offline engine is used
+    │       ├── LLMTimeout
+    │       ├── LLMHTTPError        upstream HTTP error (status, message)
+    │       ├── LLMRefusal          the model refused
+    │       └── LLMInvalidOutput    the reply did not parse or validate, even after one repair
     └── ResultCheckError        a computed result broke an invariant (a bug, reported clearly)
 """
 
@@ -82,6 +88,32 @@ class ProviderTimeout(ProviderError):
 
 class ProviderHTTPError(ProviderError):
     default_code = "error.provider_http"
+
+
+class LLMError(ProviderError):
+    """Base of the LLM layer's errors."""
+
+    default_code = "llm.error"
+
+
+class LLMNotConfigured(LLMError):
+    default_code = "llm.not_configured"
+
+
+class LLMTimeout(LLMError):
+    default_code = "llm.timeout"
+
+
+class LLMHTTPError(LLMError):
+    default_code = "llm.http_error"
+
+
+class LLMRefusal(LLMError):
+    default_code = "llm.refusal"
+
+
+class LLMInvalidOutput(LLMError):
+    default_code = "llm.invalid_output"
 
 
 class ResultCheckError(NavigoError):
