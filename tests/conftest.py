@@ -14,14 +14,19 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
+from navigo_core.config import Settings
 from tests.fakes.amap import FakeAmap
 from tests.fakes.nominatim import FakeNominatim
+from tests.fakes.openai import FAKE_API_KEY, FakeOpenAI
 from tests.fakes.osrm import FakeOsrm
 from tests.fakes.server import FakeServer
+
+if TYPE_CHECKING:  # imported lazily: the openai SDK is slow to import
+    from navigo_core.llm import LLMClient
 
 S = TypeVar("S", bound=FakeServer)
 
@@ -82,3 +87,37 @@ def no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_connect(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+
+
+# --- LLM (fake OpenAI-compatible server) -------------------------------------
+
+@pytest.fixture
+def fake_openai(start_fake: Callable[[FakeOpenAI], FakeOpenAI]) -> FakeOpenAI:
+    """A running fake OpenAI-compatible API (base URL ``fake_openai.url + "/v1"``); see tests/fakes/openai.py."""
+    return start_fake(FakeOpenAI())
+
+
+@pytest.fixture
+def fake_llm_settings(fake_openai: FakeOpenAI) -> Callable[..., Settings]:
+    """Factory: Settings pointing the LLM layer at ``fake_openai`` (key FAKE_API_KEY, 2 s timeout, no retries).
+
+    Keyword arguments override fields, e.g. ``fake_llm_settings(llm_timeout_s=0.3)``.
+    """
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "llm_base_url": fake_openai.url + "/v1", "llm_api_key": FAKE_API_KEY, "llm_model": "fake-model",
+            "llm_timeout_s": 2.0, "llm_max_retries": 0, "llm_structured_output": "auto",
+            "llm_embedding_model": "fake-embed",
+        }
+        return Settings(**{**values, **overrides})
+
+    return make
+
+
+@pytest.fixture
+def fake_llm(fake_llm_settings: Callable[..., Settings]) -> Iterator[LLMClient]:
+    """An LLMClient talking to ``fake_openai`` with the defaults of ``fake_llm_settings``."""
+    from navigo_core.llm import LLMClient
+
+    with LLMClient(fake_llm_settings()) as client:
+        yield client

@@ -30,6 +30,21 @@ A handler returns a :class:`Response`, or any JSON-able value (sent as 200
 ``application/json``), or ``(status, value)``. A request no route matches gets
 404 with a JSON error. A handler that raises gets 500 with the exception text.
 
+Streamed bodies (e.g. server-sent events): give the Response ``chunks``, an
+iterable of bytes; each piece is sent at once with chunked transfer encoding.
+The iterable may pause between pieces with :meth:`FakeServer.pause`, and may
+raise :class:`DropConnection` to cut the connection mid-body (a broken stream)::
+
+    def events():
+        yield b"data: 1\n\n"
+        srv.pause(0.1)
+        raise DropConnection  # the client sees an incomplete body
+
+    Response(200, chunks=events(), content_type="text/event-stream")
+
+Subclasses may override :meth:`FakeServer.fault_body` and
+:meth:`FakeServer.fault_headers` to shape injected errors like a real API's.
+
 Run a subclass from the command line with :func:`serve_main` (it serves in the
 foreground until Ctrl-C), e.g. ``python -m tests.fakes.osrm --port 5001``.
 """
@@ -41,13 +56,13 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-__all__ = ["FakeServer", "Faults", "Request", "Response", "serve_main"]
+__all__ = ["DropConnection", "FakeServer", "Faults", "Request", "Response", "serve_main"]
 
 
 @dataclass
@@ -70,14 +85,23 @@ class Request:
         return json.loads(self.body or b"null")
 
 
+class DropConnection(Exception):
+    """Raise from a streamed :class:`Response`'s ``chunks`` to drop the connection mid-body."""
+
+
 @dataclass
 class Response:
-    """What a handler answers. ``body`` may be bytes, str, or a JSON-able value."""
+    """What a handler answers. ``body`` may be bytes, str, or a JSON-able value.
+
+    ``chunks``: when set, the body is streamed instead (chunked transfer encoding),
+    one piece per item; ``body`` is ignored.
+    """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str = "application/json"
+    chunks: Iterable[bytes] | None = None
 
     def encoded(self) -> bytes:
         if isinstance(self.body, bytes):
@@ -128,6 +152,14 @@ class FakeServer:
     def fault_body(self, status: int) -> Any:
         """The JSON body sent with an injected ``status`` fault; override to mimic an API's error shape."""
         return {"error": f"injected fault: HTTP {status}", "message": f"injected fault: HTTP {status}"}
+
+    def fault_headers(self, status: int) -> dict[str, str]:
+        """Extra headers sent with an injected ``status`` fault (e.g. ``Retry-After``); none by default."""
+        return {}
+
+    def pause(self, seconds: float | None) -> bool:
+        """Sleep ``seconds`` (None: until ``stop()``) in a handler; True when the server is stopping."""
+        return self._stopping.wait(seconds)
 
     # --- configuration ---
 
@@ -223,7 +255,7 @@ class FakeServer:
         if faults.latency_s and self._stopping.wait(faults.latency_s):
             return None
         if faults.status:
-            return Response(faults.status, self.fault_body(faults.status))
+            return Response(faults.status, self.fault_body(faults.status), self.fault_headers(faults.status))
         if faults.malformed_json:
             return Response(200, b'{"code": "Ok", "this is": not json', content_type="application/json")
         for method, pattern, handler in self._routes:
@@ -261,16 +293,36 @@ def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             if resp is None:  # hang / stopped: drop the connection without an answer
                 self.close_connection = True
                 return
-            body = resp.encoded()
             self.send_response(resp.status)
             self.send_header("Content-Type", resp.content_type)
-            self.send_header("Content-Length", str(len(body)))
             for k, v in resp.headers.items():
                 self.send_header(k, v)
+            if resp.chunks is not None:
+                self._send_chunks(resp.chunks)
+                return
+            body = resp.encoded()
+            self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
 
+        def _send_chunks(self, chunks: Iterable[bytes]) -> None:
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                for piece in chunks:
+                    if piece:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
+            except (DropConnection, OSError):  # a broken stream, or the client went away
+                self.close_connection = True
+
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except ConnectionError:  # the client went away (timed out, reset): nobody to answer
+                self.close_connection = True
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             pass
