@@ -1,0 +1,54 @@
+"""Chat scenes and the single gate that picks one for each message.
+
+* :func:`gate_classify` ``(message, context) -> GateDecision`` — the only place
+  that decides routing: off-topic gate → resume gate → rule gates (by
+  priority) → intent router → model route / fallback (see ``gate.py``).
+* :func:`handle_message` ``(message, context) -> (GateDecision, SceneReply)`` —
+  gate, then the scene's handler; what the Chat page calls.
+* :func:`make_gate_context` — a :class:`GateContext` with the offline defaults.
+* The registry (``registry.py``): scene files in this package are discovered;
+  :func:`register`, :func:`unregister`, :func:`load_scene_file` for others.
+
+How to add a scene: create ``navigo_core/scenes/<name>.py`` defining a handler
+``(message, context) -> SceneReply`` and ``SCENE = SceneDescriptor(...)`` with
+its gate rule, its intents, priority and (optionally) a capability line. No
+other file changes; see ``docs/ARCHITECTURE.md``.
+"""
+
+from navigo_core.scenes.descriptor import (
+    GATE_STEPS,
+    INTENT_CODES,
+    ActiveFlow,
+    GateContext,
+    GateDecision,
+    GateMode,
+    GateRule,
+    IntentRouter,
+    RouteKind,
+    SceneDescriptor,
+    SceneReply,
+    SceneRoute,
+    StepTrace,
+    WeatherProvider,
+    WeatherReport,
+    text_of,
+)
+from navigo_core.scenes.gate import gate_classify, handle_message, is_switch, make_gate_context, run_scene
+from navigo_core.scenes.registry import (
+    SceneRegistry,
+    SceneRegistryError,
+    all_scenes,
+    get_registry,
+    get_scene,
+    load_scene_file,
+    register,
+    unregister,
+)
+
+__all__ = [
+    "GATE_STEPS", "INTENT_CODES", "ActiveFlow", "GateContext", "GateDecision", "GateMode", "GateRule",
+    "IntentRouter", "RouteKind", "SceneDescriptor", "SceneRegistry", "SceneRegistryError", "SceneReply",
+    "SceneRoute", "StepTrace", "WeatherProvider", "WeatherReport", "all_scenes", "gate_classify", "get_registry",
+    "get_scene", "handle_message", "is_switch", "load_scene_file", "make_gate_context", "register", "run_scene",
+    "text_of", "unregister",
+]

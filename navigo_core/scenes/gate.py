@@ -1,0 +1,265 @@
+"""``gate_classify``: the single decision point of the chat.
+
+Every message goes through the same five steps, in this order; the first that
+decides wins:
+
+1. **off_topic** — the off-topic scene's rule (coding, maths homework, stock
+   tips, recipes, … from ``off_topic_rules.yaml``) matches and no on-topic
+   signal keyword of any scene is present (conservative: any travel word
+   vetoes it).
+2. **resume** — ``context.active_flow`` names an unfinished flow of a scene
+   with ``can_resume``, and the message is not clearly a switch (a switch
+   phrase such as "never mind" / "算了", or another scene's rule gate).
+3. **rule** — each ``GateMode.CHOICE`` scene's :class:`GateRule`, by priority.
+4. **intent** — ``context.router.route(message)``; the primary intent (then the
+   others) is mapped to the first scene, by priority, whose
+   :class:`SceneRoute` accepts it. Router failures are recorded and skipped.
+5. **model** / **fallback** — when nothing matched: if the message is on-topic
+   (the router found a known intent other than ``unknown``/``greeting``, or a
+   scene's signal keyword is present) the scene whose route is ``model``
+   (trip planning: the LLM / clarification path) takes it; otherwise the
+   ``fallback`` scene (greeting, which answers an unclear message with a short
+   "here is what I can do" help). Unclear is not off-topic: the off-topic
+   reply is kept for messages that are clearly about something else.
+
+The decision records the step, the scene, a user-facing reason in the
+user's language (never an internal id), the router's IntentResult when it
+ran, the latency, and a per-step trace. Pages call :func:`handle_message` (or
+``gate_classify`` then the scene's handler) and never route by themselves.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import replace
+from typing import Any
+
+from navigo_core.errors import NavigoError
+from navigo_core.i18n import t
+from navigo_core.intent.models import IntentResult
+from navigo_core.scenes.descriptor import (
+    GATE_FLAGS,
+    ActiveFlow,
+    GateContext,
+    GateDecision,
+    GateStep,
+    SceneDescriptor,
+    SceneReply,
+    StepTrace,
+    WeatherProvider,
+)
+
+# Phrases that leave an active flow ("cancel that", "never mind", "换个话题").
+_SWITCH = re.compile(
+    r"^\W*(?:cancel|stop|quit|exit|never ?mind|forget (?:it|that)|start over|reset)\b"
+    r"|\b(?:something else|another (?:question|topic)|change (?:the )?(?:topic|subject)|new (?:question|topic))\b"
+    r"|^\W*(?:算了|取消|不用了|不要了|停止|退出|重新开始|重来)"
+    r"|换个(?:话题|问题)|问(?:点|个)别的|说点别的|另一个问题",
+    GATE_FLAGS,
+)
+# Intents that do not make an unmatched message "on-topic" by themselves.
+_NOT_TOPICAL = frozenset({"unknown", "greeting"})
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def _reason(step: GateStep, scene: SceneDescriptor, lang: str) -> str:
+    label = scene.label_text(lang)
+    if step == "off_topic":
+        return t("scene.reason.off_topic", lang)
+    if step == "resume":
+        return t("scene.reason.resume", lang, label=label)
+    if step == "rule":
+        return t("scene.reason.rule", lang, label=label)
+    if step == "intent":
+        return t("scene.reason.intent", lang, label=label)
+    if step == "model":
+        return t("scene.reason.model", lang, label=label)
+    return t("scene.reason.fallback", lang)
+
+
+def is_switch(message: str) -> bool:
+    """True when the message clearly leaves the current flow."""
+    return bool(_SWITCH.search(message or ""))
+
+
+def gate_classify(message: str, context: GateContext) -> GateDecision:
+    """Decide which scene answers ``message``. See the module doc for the five steps."""
+    started = time.perf_counter()
+    registry = context.scenes()
+    text = (message or "").strip()
+    lang = context.lang_for(text)
+    trace: list[StepTrace] = []
+    intent: IntentResult | None = None
+    left_flow: str | None = None
+
+    def decide(step: GateStep, scene: SceneDescriptor, detail: str, **extra: Any) -> GateDecision:
+        return GateDecision(
+            scene_id=scene.scene_id, step=step, route=scene.route.kind.value, reason=_reason(step, scene, lang),
+            lang=lang, intent=intent, latency_ms=_ms(started), detail=detail, left_flow=left_flow, trace=trace,
+            **extra,
+        )
+
+    def fallback(detail: str) -> GateDecision:
+        scene = registry.fallback_scene() or next(iter(registry.off_topic_scenes()), None)
+        if scene is None:
+            raise LookupError("no fallback scene is registered")
+        trace.append(StepTrace(step="fallback", hit=True, detail=detail))
+        return decide("fallback", scene, detail)
+
+    if not text:
+        return fallback("empty message")
+
+    # (1) off-topic gate
+    t0 = time.perf_counter()
+    signal = registry.signal_hit(text)
+    for scene in registry.off_topic_scenes():
+        hit = scene.gate.match(text)
+        if hit and not signal:
+            trace.append(StepTrace(step="off_topic", hit=True, detail=hit, latency_ms=_ms(t0)))
+            return decide("off_topic", scene, hit)
+        if hit:
+            trace.append(StepTrace(step="off_topic", hit=False, detail=f"vetoed by signal {signal!r} ({hit})",
+                                   latency_ms=_ms(t0)))
+            break
+    else:
+        trace.append(StepTrace(step="off_topic", hit=False, latency_ms=_ms(t0)))
+
+    # rule hits are needed by the resume gate (a hit on another scene is a switch) and step 3
+    t0 = time.perf_counter()
+    rule_hit: tuple[SceneDescriptor, str] | None = None
+    for scene in registry.rule_scenes():
+        hit = scene.gate.match(text)
+        if hit:
+            rule_hit = (scene, hit)
+            break
+    rule_ms = _ms(t0)
+
+    # (2) resume gate
+    t0 = time.perf_counter()
+    flow = context.active_flow
+    if flow is not None and not flow.done:
+        owner = registry.by_flow(flow.flow_id)
+        if owner is None:
+            trace.append(StepTrace(step="resume", hit=False, detail=f"no resumable scene owns flow {flow.flow_id!r}",
+                                   latency_ms=_ms(t0)))
+        elif is_switch(text):
+            left_flow = flow.flow_id
+            trace.append(StepTrace(step="resume", hit=False, detail="switch phrase", latency_ms=_ms(t0)))
+        elif rule_hit is not None and rule_hit[0].scene_id != owner.scene_id:
+            left_flow = flow.flow_id
+            trace.append(StepTrace(step="resume", hit=False, detail=f"switch: rule of {rule_hit[0].scene_id}",
+                                   latency_ms=_ms(t0)))
+        else:
+            trace.append(StepTrace(step="resume", hit=True, detail=flow.flow_id, latency_ms=_ms(t0)))
+            return decide("resume", owner, flow.flow_id, flow_id=flow.flow_id)
+    else:
+        trace.append(StepTrace(step="resume", hit=False, detail="no active flow", latency_ms=_ms(t0)))
+
+    # (3) rule gates
+    if rule_hit is not None:
+        trace.append(StepTrace(step="rule", hit=True, detail=f"{rule_hit[0].scene_id}: {rule_hit[1]}", latency_ms=rule_ms))
+        return decide("rule", rule_hit[0], rule_hit[1])
+    trace.append(StepTrace(step="rule", hit=False, latency_ms=rule_ms))
+
+    # (4) intent router
+    t0 = time.perf_counter()
+    if context.router is None:
+        trace.append(StepTrace(step="intent", hit=False, detail="no router", latency_ms=0.0))
+    else:
+        try:
+            intent = context.router.route(text)
+        except Exception as exc:  # a failing router (LLM error, bug) must not break the chat
+            trace.append(StepTrace(step="intent", hit=False, detail=f"router failed: {type(exc).__name__}: {exc}",
+                                   latency_ms=_ms(t0)))
+        else:
+            codes = [intent.primary_intent] + [i.intent for i in intent.intents if i.intent != intent.primary_intent]
+            for code in codes:
+                scene = next((s for s in registry.scenes() if s.route.accepts(code, text)), None)
+                if scene is not None:
+                    trace.append(StepTrace(step="intent", hit=True, detail=f"{code} -> {scene.scene_id}",
+                                           latency_ms=_ms(t0)))
+                    return decide("intent", scene, code)
+            trace.append(StepTrace(step="intent", hit=False, detail=f"no scene for {codes}", latency_ms=_ms(t0)))
+
+    # (5) model route, else fallback
+    topical = intent is not None and intent.primary_intent not in _NOT_TOPICAL
+    model = registry.model_scene()
+    if model is not None and (topical or signal):
+        detail = f"intent {intent.primary_intent}" if topical and intent else f"signal {signal!r}"
+        trace.append(StepTrace(step="model", hit=True, detail=detail))
+        return decide("model", model, detail)
+    trace.append(StepTrace(step="model", hit=False, detail="not on-topic" if model else "no model scene"))
+    return fallback("nothing matched")
+
+
+def run_scene(decision: GateDecision, message: str, context: GateContext) -> SceneReply:
+    """Run the decided scene's handler.
+
+    The handler sees ``context.active_flow`` only when the decision resumes it.
+    An active flow the message did not leave (an off-topic digression, an empty
+    message) stays active when the handler starts no flow of its own. Errors
+    with a user message (:class:`NavigoError`) become an error reply.
+    """
+    scene = context.scenes().get(decision.scene_id)
+    original = context.active_flow
+    context = replace(context, decision=decision,
+                      active_flow=original if decision.step == "resume" else None)
+    try:
+        reply = scene.handler(message, context)
+    except NavigoError as exc:
+        reply = SceneReply(scene_id=scene.scene_id, text=exc.message(decision.lang), lang=decision.lang,
+                           error=True, flow=original if decision.step == "resume" else None)
+    if (reply.flow is None and decision.step != "resume" and decision.left_flow is None
+            and original is not None and not original.done and context.scenes().by_flow(original.flow_id)):
+        reply = reply.model_copy(update={"flow": original})
+    return reply
+
+
+def handle_message(message: str, context: GateContext) -> tuple[GateDecision, SceneReply]:
+    """Gate then handler: what the Chat page calls for each message.
+
+    Store ``reply.flow`` and pass it back as ``active_flow`` on the next turn.
+    """
+    decision = gate_classify(message, context)
+    return decision, run_scene(decision, message, context)
+
+
+def make_gate_context(settings: Any = None, *, router: Any = None, llm: Any = None,
+                      weather: WeatherProvider | None = None, active_flow: ActiveFlow | str | None = None,
+                      lang: str | None = None, registry: Any = None) -> GateContext:
+    """A GateContext with the offline defaults.
+
+    * ``settings`` None: ``get_settings()``.
+    * ``llm`` None: ``navigo_core.llm.make_llm_client(settings)`` when that exists
+      (None offline, i.e. without an API key).
+    * ``router`` None: ``navigo_core.intent.make_router(settings, llm=llm)`` when that
+      exists; otherwise no router (step 4 is skipped).
+    * ``weather`` None: no weather provider (the weather scene says so).
+    """
+    if settings is None:
+        from navigo_core.config import get_settings
+
+        settings = get_settings()
+    if llm is None:
+        try:
+            from navigo_core.llm import make_llm_client  # type: ignore[attr-defined]
+        except ImportError:
+            make_llm_client = None
+        if make_llm_client is not None:
+            try:
+                llm = make_llm_client(settings)
+            except NavigoError:
+                llm = None
+    if router is None:
+        try:
+            from navigo_core.intent import make_router  # type: ignore[attr-defined]
+        except ImportError:
+            make_router = None
+        if make_router is not None:
+            router = make_router(settings, llm=llm)
+    return GateContext(settings=settings, router=router, llm=llm, weather=weather, lang=lang,
+                       active_flow=active_flow, registry=registry)
