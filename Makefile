@@ -35,6 +35,7 @@ test-fast: $(VENV)/.dev
 bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_solver.py
 	$(PY) benchmarks/bench_upstream.py
+	$(PY) benchmarks/bench_intent.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis static/vendor

@@ -1,4 +1,11 @@
-"""Command line: ``python -m navigo_core route …``.
+"""Command line: ``python -m navigo_core route …`` and ``python -m navigo_core intent …``.
+
+``intent "text"`` prints the routing result as JSON; ``intent eval --data FILE.jsonl``
+prints accuracy, per-layer coverage and precision, the out-of-scope capture rate
+and a confusion table; ``intent calibrate --data FILE.jsonl [--out FILE]`` picks
+the L2 thresholds from labelled data and writes them (default: the package's
+``intent/data/thresholds.yaml``). A message that is literally "eval" or
+"calibrate" can be classified with ``intent --text eval``.
 
 Exit codes: 0 success, 2 bad input (one line on stderr), 3 provider failure.
 """
@@ -37,6 +44,18 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--fallback", action="store_true", help="use the offline estimate if the provider fails")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--lang", choices=["en", "zh"], default=None, help="message language (default: from the input)")
+
+    i = sub.add_parser("intent", help="classify a message (intent \"text\"), or: intent eval|calibrate --data FILE.jsonl")
+    i.add_argument("words", nargs="*", help='the message, or "eval" / "calibrate"')
+    i.add_argument("--text", default=None, help="the message (use for a message that is literally eval or calibrate)")
+    i.add_argument("--data", default=None, help="eval/calibrate: labelled JSON Lines (text, intent, optional alt_intents)")
+    i.add_argument("--out", default=None, help="calibrate: thresholds file to write (default: the package's thresholds.yaml)")
+    i.add_argument("--encoder", choices=["tfidf", "embeddings"], default=None, help="L2 encoder (default: from settings)")
+    i.add_argument("--offline", action="store_true", help="no LLM at all (L3 answers unknown)")
+    i.add_argument("--llm", action="store_true", help="eval: also send the rows L1/L2 miss to the LLM (one call each)")
+    i.add_argument("--trace", action="store_true", help="classify: include the per-layer trace in the JSON")
+    i.add_argument("--min-precision", type=float, default=0.95, help="calibrate: minimum L2 precision (default 0.95)")
+    i.add_argument("--max-oos", type=float, default=0.05, help="calibrate: most out-of-scope rows L1+L2 may capture (default 0.05)")
     return parser
 
 
@@ -69,8 +88,58 @@ def _route(args: argparse.Namespace) -> int:
     return 0
 
 
+def _intent(args: argparse.Namespace) -> int:
+    from navigo_core.intent import make_router
+    from navigo_core.intent.evaluate import (
+        calibrate,
+        evaluate,
+        format_calibration,
+        format_report,
+        load_labelled,
+    )
+    from navigo_core.intent.vector import THRESHOLDS_FILE, save_thresholds
+
+    words = list(args.words)
+    action = words[0] if args.text is None and words and words[0] in ("eval", "calibrate") and len(words) == 1 else "classify"
+    text = args.text if args.text is not None else " ".join(words)
+    lang = detect_lang(text) if action == "classify" else "en"
+    try:
+        overrides = {"intent_encoder": args.encoder} if args.encoder else {}
+        settings = get_settings(**overrides)
+        if action == "classify":
+            if not text.strip():
+                raise InputError("intent.cli.no_text")
+            router = make_router(settings, offline=args.offline)
+            result = router.route(text)
+            out = result.model_dump(mode="json") if args.trace else result.public_dict()
+            print(json.dumps(out, ensure_ascii=False, indent=2))
+            return 0
+        if not args.data:
+            raise InputError("intent.cli.data_required")
+        rows = load_labelled(args.data)
+        router = make_router(settings, offline=args.offline and not args.llm)
+        if action == "eval":
+            print(format_report(evaluate(router, rows, use_llm=args.llm), title=f"Intent evaluation: {args.data}"))
+            return 0
+        res = calibrate(router, rows, min_precision=args.min_precision, max_oos=args.max_oos)
+        path = save_thresholds({res.encoder: res.thresholds}, args.out or THRESHOLDS_FILE)
+        print(format_calibration(res, path))
+        return 0
+    except InputError as exc:
+        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
+        return EXIT_INPUT
+    except NavigoError as exc:
+        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
+        return EXIT_PROVIDER
+    except OSError as exc:  # e.g. --out in a folder that cannot be written
+        print(f"{type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
+        return EXIT_INPUT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "route":
         return _route(args)
+    if args.command == "intent":
+        return _intent(args)
     return EXIT_INPUT  # unreachable: argparse requires a command

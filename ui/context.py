@@ -9,7 +9,10 @@ import streamlit as st
 from navigo_core.config import Settings, get_settings
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
+from navigo_core.intent import IntentRouter, make_router
+from navigo_core.llm import LLMClient, make_llm_client
 from navigo_core.maps.assets import ensure_leaflet_assets
+from navigo_core.scenes import GateContext, make_gate_context
 from navigo_core.store import Store
 
 APP_DIR = Path(__file__).resolve().parent.parent
@@ -24,6 +27,24 @@ def settings() -> Settings:
 @st.cache_resource
 def store() -> Store:
     return Store.from_url(settings().database_url)
+
+
+@st.cache_resource
+def llm_client() -> LLMClient | None:
+    """The one LLM client, or None: then every feature uses the offline engine."""
+    return make_llm_client(settings())
+
+
+@st.cache_resource
+def intent_router() -> IntentRouter:
+    """The three-layer router (L3 uses the LLM when configured), recording events in the store."""
+    return make_router(settings(), llm=llm_client(), store=store())
+
+
+@st.cache_resource
+def gate_context() -> GateContext:
+    """The gate's shared dependencies; per-conversation state is passed per call."""
+    return make_gate_context(settings(), router=intent_router(), llm=llm_client())
 
 
 @st.cache_resource

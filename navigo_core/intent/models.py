@@ -35,7 +35,7 @@ class IntentResult(BaseModel):
     multi_intent: bool = False
     overall_reason: str
     source: Source  # the layer that answered
-    score: float  # that layer's score (rules: 1.0)
+    score: float  # that layer's score (rules: 1.0; vectors: the top-1 cosine; LLM: 0.0, it has none)
     latency_ms: dict[Layer, float] = Field(default_factory=dict)  # per layer that ran
     trace: list[LayerTrace] = Field(default_factory=list)
     lang: str = "en"

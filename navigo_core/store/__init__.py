@@ -12,18 +12,22 @@ import json
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import (
     Column,
     DateTime,
     Engine,
+    Float,
+    Integer,
     MetaData,
     String,
     Table,
     Text,
     create_engine,
     event,
+    func,
     select,
 )
 
@@ -37,6 +41,25 @@ routes = Table(
     Column("title", String(300), nullable=False),
     Column("request_json", Text, nullable=False),
     Column("result_json", Text, nullable=False),
+)
+
+# One row per routed message (navigo_core.intent.router): which layer answered,
+# what it said and how long each layer took. ``text`` stays NULL unless
+# INTENT_LOG_TEXT is on.
+intent_events = Table(
+    "intent_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("layer", String(2), nullable=False),  # L1 | L2 | L3: the layer that answered
+    Column("intent", String(40), nullable=False),  # the primary intent code
+    Column("score", Float, nullable=True),
+    Column("l1_ms", Float, nullable=True),  # latency of each layer that ran (NULL: it did not run)
+    Column("l2_ms", Float, nullable=True),
+    Column("l3_ms", Float, nullable=True),
+    Column("total_ms", Float, nullable=False),
+    Column("lang", String(5), nullable=False),
+    Column("text", Text, nullable=True),
 )
 
 
@@ -68,6 +91,7 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.routes = RouteRepo(engine)
+        self.events = EventRepo(engine)
 
     @classmethod
     def from_url(cls, url: str) -> "Store":
@@ -123,3 +147,87 @@ class RouteRepo:
             "request": json.loads(row.request_json),
             "result": json.loads(row.result_json),
         }
+
+
+LAYERS = ("L1", "L2", "L3")
+
+
+class EventRepo:
+    """Intent-routing events: one row per message, and the hit-rate aggregates of the Router lab."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def record(self, layer: str, intent: str, score: float | None, latency_ms: Mapping[str, float],
+               lang: str, text: str | None = None) -> int:
+        """Store one event; ``latency_ms`` maps L1/L2/L3 to the ms of each layer that ran. Returns the id."""
+        if layer not in LAYERS:
+            raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
+        lat = {k: float(v) for k, v in latency_ms.items() if k in LAYERS}
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                intent_events.insert().values(
+                    created_at=_utcnow(),
+                    layer=layer,
+                    intent=intent[:40],
+                    score=None if score is None else float(score),
+                    l1_ms=lat.get("L1"),
+                    l2_ms=lat.get("L2"),
+                    l3_ms=lat.get("L3"),
+                    total_ms=sum(lat.values()),
+                    lang=(lang or "")[:5],
+                    text=text,
+                )
+            )
+        return int(result.inserted_primary_key[0])
+
+    def count(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(intent_events)).scalar_one())
+
+    def recent(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first, every column."""
+        stmt = select(intent_events).order_by(intent_events.c.id.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt)]
+
+    def layer_stats(self) -> list[dict[str, Any]]:
+        """Per layer: messages answered, share of all messages, hit rate among the messages that
+        reached the layer, and the mean latency of that layer (over the messages it ran on)."""
+        lat_cols = {"L1": intent_events.c.l1_ms, "L2": intent_events.c.l2_ms, "L3": intent_events.c.l3_ms}
+        with self.engine.connect() as conn:
+            answered = dict(conn.execute(
+                select(intent_events.c.layer, func.count()).group_by(intent_events.c.layer)).all())
+            means = {k: conn.execute(select(func.avg(c), func.count(c))).one() for k, c in lat_cols.items()}
+        total = sum(answered.values())
+        out: list[dict[str, Any]] = []
+        reached = total
+        for layer in LAYERS:
+            n = int(answered.get(layer, 0))
+            mean, ran = means[layer]
+            out.append({
+                "layer": layer,
+                "answered": n,
+                "share": n / total if total else 0.0,
+                "reached": reached,
+                "hit_rate": n / reached if reached else 0.0,
+                "mean_ms": float(mean) if mean is not None else None,
+                "ran": int(ran),
+            })
+            reached -= n
+        return out
+
+    def intent_stats(self) -> list[dict[str, Any]]:
+        """Per primary intent: total messages and how many each layer answered (most frequent first)."""
+        stmt = select(intent_events.c.intent, intent_events.c.layer, func.count()).group_by(
+            intent_events.c.intent, intent_events.c.layer)
+        rows: dict[str, dict[str, Any]] = {}
+        with self.engine.connect() as conn:
+            for intent, layer, n in conn.execute(stmt):
+                row = rows.setdefault(intent, {"intent": intent, "total": 0, **{k: 0 for k in LAYERS}})
+                row[layer] = int(n)
+                row["total"] += int(n)
+        for row in rows.values():
+            for k in LAYERS:
+                row[f"{k}_share"] = row[k] / row["total"] if row["total"] else 0.0
+        return sorted(rows.values(), key=lambda r: (-r["total"], r["intent"]))
