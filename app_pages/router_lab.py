@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from navigo_core.errors import NavigoError
-from navigo_core.intent.lab import batch_rows, explain_message, parse_messages
+from navigo_core.lab import batch_rows, explain_message, parse_messages
 from ui.context import gate_context, intent_router, settings, show_error, store, tr
 
 S = st.session_state

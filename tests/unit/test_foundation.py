@@ -81,12 +81,26 @@ def test_core_never_imports_streamlit() -> None:
     assert offenders == []
 
 
-def test_providers_do_not_import_route_or_pages() -> None:
+FORBIDDEN_IMPORTS = {
+    # package: what it must never import (imports run downward only)
+    "providers": ("navigo_core.route", "navigo_core.intent", "navigo_core.scenes", "navigo_core.llm"),
+    "llm": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.route", "navigo_core.providers"),
+    "intent": ("navigo_core.scenes", "navigo_core.route"),
+    "route": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.llm"),
+    "store": ("navigo_core.",),
+}
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN_IMPORTS))
+def test_imports_run_downward(package: str) -> None:
     offenders = []
-    for path in ROOT.joinpath("navigo_core", "providers").rglob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        if re.search(r"^\s*(from|import) (navigo_core\.route|app_pages|ui)\b", text, re.M):
-            offenders.append(path.name)
+    banned = (*FORBIDDEN_IMPORTS[package], "app_pages", "ui")
+    for path in ROOT.joinpath("navigo_core", package).rglob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = re.match(r"\s*(?:from|import) ([\w.]+)", line)
+            if m and any(m.group(1) == b.rstrip(".") or m.group(1).startswith(b if b.endswith(".") else b + ".")
+                         or m.group(1) == b for b in banned):
+                offenders.append(f"{path.name}: {line.strip()}")
     assert offenders == []
 
 

@@ -7,7 +7,7 @@ import pytest
 from navigo_core.config import get_settings
 from navigo_core.errors import InputError
 from navigo_core.intent import make_router
-from navigo_core.intent.lab import batch_rows, explain_message, parse_messages
+from navigo_core.lab import batch_rows, explain_message, parse_messages
 from navigo_core.scenes import make_gate_context
 from navigo_core.store import Store
 

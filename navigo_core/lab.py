@@ -1,5 +1,8 @@
 """Router lab: explain how each message is routed, one message or a whole file.
 
+It sits above both the intent router and the scene gate (it uses both), so it
+lives at the top of the core rather than inside either package.
+
 For every message the lab shows each layer's own decision (all three layers run,
 even when an earlier one would have stopped the pipeline), what the router
 actually answered, and the scene ``gate_classify`` chose. Pages render the rows;
@@ -16,6 +19,7 @@ from typing import Any
 
 from navigo_core.errors import InputError
 from navigo_core.intent.models import IntentResult
+from navigo_core.scenes import gate_classify
 
 MAX_LAB_ROWS = 2000  # a bigger file is cut, and the page says so
 
@@ -76,8 +80,6 @@ def explain_message(router: Any, gate_context: Any, text: str, *, run_llm: bool 
     Layers the pipeline did not reach are run for the lab's sake, the LLM only
     when ``run_llm`` (the batch view passes False to avoid one call per row).
     """
-    from navigo_core.scenes import gate_classify
-
     result: IntentResult = router.route(text)
     ran = {trace.layer: trace for trace in result.trace}
     missing_llm = run_llm and "L3" not in ran
