@@ -13,7 +13,7 @@ render_sidebar()
 
 # Only pages that work are listed; Chat and Plan join when they are built.
 pages = [
-    st.Page("app_pages/route.py", title=tr("app.page.route"), icon="🗺️", url_path="route"),
-    st.Page("app_pages/router_lab.py", title=tr("app.page.router_lab"), icon="🧪", url_path="router-lab"),
+    st.Page("app_pages/route.py", title=tr("app.page.route"), icon=":material/route:", url_path="route"),
+    st.Page("app_pages/router_lab.py", title=tr("app.page.router_lab"), icon=":material/science:", url_path="router-lab"),
 ]
 st.navigation(pages).run()

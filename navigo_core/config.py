@@ -81,6 +81,20 @@ class Settings(BaseSettings):
     circuity_factor: float = Field(1.3, gt=1.0, description="Offline estimate: road distance = great-circle distance × this factor.")
     provider_timeout_s: float = Field(10.0, gt=0, description="Timeout in seconds for every provider request.")
 
+    # --- flights ---
+    flights_provider: Literal["auto", "offline", "duffel"] = Field(
+        "auto", description="Flight offers: auto picks Duffel when DUFFEL_ACCESS_TOKEN is set, else the offline estimate (labelled estimated)."
+    )
+    duffel_access_token: str = Field("", description="Duffel API access token; enables real flight offers from Duffel.")
+    duffel_base_url: str = Field("https://api.duffel.com", description="Duffel API base URL.")
+
+    # --- weather ---
+    weather_provider: Literal["auto", "offline", "open_meteo"] = Field(
+        "auto", description="Daily forecasts: auto picks Open-Meteo only when WEATHER_ONLINE is true, else offline (no forecast, never invented)."
+    )
+    weather_online: bool = Field(False, description="Allow the keyless Open-Meteo forecast service (off: no weather request is ever sent).")
+    open_meteo_url: str = Field("https://api.open-meteo.com", description="Open-Meteo forecast API base URL.")
+
     # --- route ---
     route_max_stops: int = Field(50, ge=1, le=500, description="Most stops one route request may hold.")
     solver_time_limit_s: float = Field(1.0, gt=0, description="Time limit of the heuristic solver for large routes.")

@@ -1,0 +1,19 @@
+"""Pick one flight to suggest for a trip."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+
+from navigo_core.providers.flights.base import FlightOffer
+
+
+def recommend(offers: Iterable[FlightOffer], start_date: date) -> FlightOffer | None:
+    """The offer to suggest for a trip starting on ``start_date``, in one pass; None when there are none.
+
+    Order of preference: arriving no later than ``start_date`` (local arrival
+    date ≤ start date), then the earlier arrival, the lower price, the earlier
+    departure.
+    """
+    return min(offers, key=lambda f: (f.arrive_at.date() > start_date, f.arrive_at, f.price, f.depart_at),
+               default=None)
