@@ -1,0 +1,1 @@
+"""The trip planner package (requirement parsing, form completion, agents)."""
