@@ -121,3 +121,21 @@ def fake_llm(fake_llm_settings: Callable[..., Settings]) -> Iterator[LLMClient]:
 
     with LLMClient(fake_llm_settings()) as client:
         yield client
+
+
+# --- flights and weather (fake Duffel, fake Open-Meteo) ----------------------
+
+@pytest.fixture
+def fake_duffel(start_fake: Callable[[FakeServer], FakeServer]) -> FakeServer:
+    """A running fake Duffel API (token ``fake_duffel.token``); see tests/fakes/duffel.py."""
+    from tests.fakes.duffel import FakeDuffel
+
+    return start_fake(FakeDuffel())
+
+
+@pytest.fixture
+def fake_open_meteo(start_fake: Callable[[FakeServer], FakeServer]) -> FakeServer:
+    """A running fake Open-Meteo (``fake_open_meteo.url``); script ``fake_open_meteo.days``."""
+    from tests.fakes.open_meteo import FakeOpenMeteo
+
+    return start_fake(FakeOpenMeteo())

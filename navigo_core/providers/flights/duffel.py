@@ -13,7 +13,8 @@ Each of ``data.offers[]`` becomes a :class:`FlightOffer`: ``total_amount`` /
 ``total_currency`` (the total for all passengers), and from ``slices[0]``:
 the first segment's ``departing_at`` and marketing carrier and flight number,
 the last segment's ``arriving_at``, ``len(segments) - 1`` stops, and the
-slice's ISO-8601 ``duration`` ("PT2H5M"). Duffel gives local times without an
+slice's ISO-8601 ``duration`` ("PT2H5M"; when absent, arrival − departure,
+layovers included). Duffel gives local times without an
 offset; the segment's ``origin.time_zone`` / ``destination.time_zone`` (else
 the airport's zone from ``airportsdata``) makes them timezone-aware.
 
@@ -146,10 +147,8 @@ class DuffelFlightProvider:
             dep = _aware(first["departing_at"], first.get("origin"), _code(first.get("origin")) or o_code)
             arr = _aware(last["arriving_at"], last.get("destination"), _code(last.get("destination")) or d_code)
             minutes = parse_iso_duration_min(sl.get("duration"))
-            if minutes is None:
-                seg_minutes = [parse_iso_duration_min(s.get("duration")) for s in segs]
-                minutes = (sum(m for m in seg_minutes if m is not None) if all(m is not None for m in seg_minutes)
-                           else int((arr - dep) / timedelta(minutes=1)))
+            if minutes is None:  # door to door, layovers included
+                minutes = int((arr - dep) / timedelta(minutes=1))
             carrier = (first.get("marketing_carrier") or {}).get("iata_code") or ""
             number = str(first.get("marketing_carrier_flight_number") or "")
             seg_pax = first.get("passengers") or []
