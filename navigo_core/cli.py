@@ -1,4 +1,8 @@
-"""Command line: ``python -m navigo_core route …`` and ``python -m navigo_core intent …``.
+"""Command line: ``python -m navigo_core route …``, ``intent …`` and ``plan "text" [--json]``.
+
+``plan "text"`` plans a trip offline (``--llm``: prose by the configured LLM) and prints
+Markdown, or with ``--json`` the final state in snake_case JSON, the pending questions
+(``--answer`` answers them), or the refusal — all with exit code 0.
 
 ``intent "text"`` prints the routing result as JSON; ``intent eval --data FILE.jsonl``
 prints accuracy, per-layer coverage and precision, the out-of-scope capture rate
@@ -56,7 +60,60 @@ def _build_parser() -> argparse.ArgumentParser:
     i.add_argument("--trace", action="store_true", help="classify: include the per-layer trace in the JSON")
     i.add_argument("--min-precision", type=float, default=0.95, help="calibrate: minimum L2 precision (default 0.95)")
     i.add_argument("--max-oos", type=float, default=0.05, help="calibrate: most out-of-scope rows L1+L2 may capture (default 0.05)")
+    p = sub.add_parser("plan", help='plan a trip from free text: plan "From Shanghai to Hangzhou, May 1-5, 2 adults, 6000 CNY"')
+    p.add_argument("words", nargs="*", help="the trip request")
+    p.add_argument("--answer", action="append", default=[],
+                   help="answer to the follow-up questions (repeat for several rounds)")
+    p.add_argument("--json", action="store_true", help="print the final state (or the questions, or the refusal) as JSON")
+    p.add_argument("--format", choices=["markdown", "ics"], default="markdown", help="output without --json")
+    p.add_argument("--llm", action="store_true", help="use the configured LLM for prose (default: offline engine)")
     return parser
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from navigo_core.planner.exports import to_ics, to_markdown
+    from navigo_core.planner.supervisor import make_planner_deps, plan, resume
+
+    text = " ".join(args.words).strip()
+    lang = detect_lang(text)
+    if not text:
+        print(t("planner.cli.empty", lang), file=sys.stderr)
+        return EXIT_INPUT
+    settings = get_settings()
+    llm = None
+    if args.llm:
+        from navigo_core.llm import make_llm_client
+
+        llm = make_llm_client(settings)
+    try:
+        deps = make_planner_deps(settings, llm=llm)
+        state = plan(text, deps)
+        for answer in args.answer:
+            if state.status != "needs_input":
+                break
+            state = resume(state, answer, deps)
+    except InputError as exc:
+        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
+        return EXIT_INPUT
+    except NavigoError as exc:
+        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
+        return EXIT_PROVIDER
+    if args.json:
+        if state.status == "needs_input":
+            out = {"status": state.status, "lang": state.lang,
+                   "pending_questions": [q.model_dump(mode="json") for q in state.pending_questions]}
+        elif state.status == "refused":
+            out = {"status": state.status, "lang": state.lang, "safety_flags": state.safety_flags,
+                   "refusal": state.final_plan.summary if state.final_plan else ""}
+        else:
+            out = json.loads(state.model_dump_json())
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    if args.format == "ics" and state.status == "done":
+        sys.stdout.write(to_ics(state).decode("utf-8"))
+        return 0
+    print(to_markdown(state, state.lang))
+    return 0
 
 
 def _route(args: argparse.Namespace) -> int:
@@ -142,4 +199,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _route(args)
     if args.command == "intent":
         return _intent(args)
+    if args.command == "plan":
+        return _plan(args)
     return EXIT_INPUT  # unreachable: argparse requires a command

@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    PrimaryKeyConstraint,
     create_engine,
     event,
     func,
@@ -63,6 +64,19 @@ intent_events = Table(
 )
 
 
+# Saved trip plans (navigo_core.planner): one row per version; (id, version) is the key.
+plans = Table(
+    "plans",
+    metadata,
+    Column("id", String(36), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("request_text", Text, nullable=False),
+    Column("state_json", Text, nullable=False),
+    PrimaryKeyConstraint("id", "version"),
+)
+
+
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -92,6 +106,7 @@ class Store:
         self.engine = engine
         self.routes = RouteRepo(engine)
         self.events = EventRepo(engine)
+        self.plans = PlanRepo(engine)
 
     @classmethod
     def from_url(cls, url: str) -> "Store":
@@ -231,3 +246,53 @@ class EventRepo:
             for k in LAYERS:
                 row[f"{k}_share"] = row[k] / row["total"] if row["total"] else 0.0
         return sorted(rows.values(), key=lambda r: (-r["total"], r["intent"]))
+
+
+class PlanRepo:
+    """Trip plans with versions: every save of an existing plan adds version n + 1; nothing is overwritten."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def save(self, plan_id: str | None, request_text: str, state_json: str | Mapping[str, Any]) -> tuple[str, int]:
+        """Save a new plan (``plan_id`` None) or a new version of ``plan_id``; returns (plan_id, version).
+
+        ``state_json``: the planner state as JSON text, or as a JSON-ready dict.
+        """
+        plan_id = plan_id or str(uuid.uuid4())
+        if not isinstance(state_json, str):
+            state_json = json.dumps(state_json, ensure_ascii=False)
+        with self.engine.begin() as conn:
+            current = conn.execute(select(func.max(plans.c.version)).where(plans.c.id == plan_id)).scalar()
+            version = int(current or 0) + 1
+            conn.execute(plans.insert().values(id=plan_id, version=version, created_at=_utcnow(),
+                                               request_text=request_text, state_json=state_json))
+        return plan_id, version
+
+    def list(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first, one row per plan (its latest version): id, version, created_at, request_text."""
+        latest = (select(plans.c.id, func.max(plans.c.version).label("version")).group_by(plans.c.id).subquery())
+        stmt = (select(plans.c.id, plans.c.version, plans.c.created_at, plans.c.request_text)
+                .join(latest, (plans.c.id == latest.c.id) & (plans.c.version == latest.c.version))
+                .order_by(plans.c.created_at.desc()).limit(limit))
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt)]
+
+    def get(self, plan_id: str, version: int | None = None) -> dict[str, Any] | None:
+        """One version (default: the latest): id, version, created_at, request_text, state_json (text) and
+        state (the parsed dict); None if absent."""
+        stmt = select(plans).where(plans.c.id == plan_id)
+        stmt = stmt.where(plans.c.version == version) if version is not None else stmt.order_by(plans.c.version.desc())
+        with self.engine.connect() as conn:
+            row = conn.execute(stmt.limit(1)).first()
+        if row is None:
+            return None
+        out = dict(row._mapping)
+        out["state"] = json.loads(out["state_json"])
+        return out
+
+    def versions(self, plan_id: str) -> list[dict[str, Any]]:
+        """Every version of a plan, oldest first: version, created_at."""
+        stmt = select(plans.c.version, plans.c.created_at).where(plans.c.id == plan_id).order_by(plans.c.version)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt)]

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.e2e
 
 def test_route_page_optimises_and_draws_the_map_offline(app_server: AppServer, offline_page: OfflinePage) -> None:
     page = offline_page.page
-    page.goto(app_server.url + "/")
+    page.goto(app_server.url + "/route")
     wait_for_app(page)
 
     page.get_by_label("Origin place").fill("上海")
@@ -57,7 +57,7 @@ def test_route_page_optimises_and_draws_the_map_offline(app_server: AppServer, o
 
 def test_route_page_shows_guardrail_message(app_server: AppServer, offline_page: OfflinePage) -> None:
     page = offline_page.page
-    page.goto(app_server.url + "/")
+    page.goto(app_server.url + "/route")
     wait_for_app(page)
     page.get_by_label("Origin place").fill("上海")
     page.get_by_label("Destination").fill("杭州")
@@ -71,7 +71,7 @@ def test_route_page_shows_guardrail_message(app_server: AppServer, offline_page:
 
 def test_language_switch_keeps_what_the_user_typed(app_server: AppServer, offline_page: OfflinePage) -> None:
     page = offline_page.page
-    page.goto(app_server.url + "/")
+    page.goto(app_server.url + "/route")
     wait_for_app(page)
     page.get_by_label("Origin place").fill("上海")
     page.get_by_label("Origin place").press("Enter")

@@ -1,0 +1,261 @@
+"""Plan page: a checked trip plan from a request, with live agent progress.
+
+Thin: widgets → navigo_core.planner → render. The planner decides everything.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from navigo_core.errors import NavigoError
+from navigo_core.i18n import t
+from navigo_core.planner.exports import to_ics, to_json, to_markdown
+from navigo_core.planner.form import request_text
+from navigo_core.planner.state import PlannerState
+from navigo_core.planner.supervisor import make_planner_deps, plan, resume
+from ui.context import choice, lang, llm_client, settings, show_error, store, tr
+from ui.progress import run_with_progress
+
+S = st.session_state
+L = lang()
+
+
+def _deps():  # type: ignore[no-untyped-def]
+    return make_planner_deps(settings(), llm=llm_client(), store=store())
+
+
+def _run(text: str, *, previous: PlannerState | None = None) -> bool:
+    """Plan ``text``, show progress live, save a version, and keep the previous version for comparison."""
+    try:
+        state = run_with_progress(lambda on_event: plan(text, _deps(), on_event=on_event),
+                                  label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
+    except NavigoError as exc:
+        show_error(exc)
+        return False
+    _keep(state, previous)
+    return True
+
+
+def _keep(state: PlannerState, previous: PlannerState | None) -> None:
+    plan_id = S.get("plan.id") if previous is not None else None
+    S["plan.id"], S["plan.version"] = store().plans.save(plan_id, state.natural_language, state.model_dump(mode="json"))
+    S["plan.previous"] = previous
+    S["plan.state"] = state
+
+
+def _resume(answer: str) -> None:
+    state: PlannerState = S["plan.state"]
+    try:
+        new = run_with_progress(lambda on_event: resume(state, answer, _deps(), on_event=on_event),
+                                label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
+    except NavigoError as exc:
+        show_error(exc)
+        return
+    plan_id = S.get("plan.id")
+    S["plan.id"], S["plan.version"] = store().plans.save(plan_id, new.natural_language, new.model_dump(mode="json"))
+    S["plan.state"] = new
+
+
+def _open_saved() -> None:
+    choice_id = S.get("plan_history_choice")
+    saved = store().plans.get(choice_id) if choice_id else None
+    if saved is not None:
+        S["plan.state"] = PlannerState.model_validate(saved["state"])
+        S["plan.id"], S["plan.version"] = saved["plan_id"], saved["version"]
+        S["plan.previous"] = None
+        S["plan_text"] = saved["request_text"]
+
+
+# ---------- input ----------
+st.title(tr("plan.page.title"))
+st.caption(tr("plan.page.intro"))
+mode = st.radio(tr("plan.page.input_mode"), ["text", "form"], key=choice("plan_input_mode"), horizontal=True,
+                format_func=lambda m: tr(f"plan.page.input_mode.{m}"))
+if mode == "text":
+    st.text_area(tr("plan.page.request"), key="plan_text", height=100, placeholder=tr("plan.page.request_placeholder"))
+    text = (S.get("plan_text") or "").strip()
+else:
+    c1, c2 = st.columns(2)
+    c1.text_input(tr("plan.page.form.origin"), key="plan_form_origin")
+    c2.text_input(tr("plan.page.form.destination"), key="plan_form_destination")
+    today = date.today()
+    c1.date_input(tr("plan.page.form.dates"), value=(today + timedelta(days=14), today + timedelta(days=18)),
+                  key="plan_form_dates")
+    b1, b2 = c2.columns([2, 1])
+    b1.number_input(tr("plan.page.form.budget"), min_value=0, step=500, value=6000, key="plan_form_budget")
+    b2.selectbox(tr("plan.page.form.currency"), ["CNY", "USD", "EUR", "JPY", "GBP"], key="plan_form_currency")
+    a1, a2 = c1.columns(2)
+    a1.number_input(tr("plan.page.form.adults"), min_value=1, max_value=20, value=2, key="plan_form_adults")
+    a2.number_input(tr("plan.page.form.children"), min_value=0, max_value=20, value=0, key="plan_form_children")
+    c2.multiselect(tr("plan.page.form.interests"), ["tea", "hiking", "museums", "food", "shopping", "beach",
+                                                    "nightlife", "history", "nature", "art", "family"],
+                   key="plan_form_interests", format_func=lambda i: t(f"plan.interest.{i}", L))
+    dates = S.get("plan_form_dates") or ()
+    text = request_text(
+        origin=S.get("plan_form_origin", ""), destination=S.get("plan_form_destination", ""),
+        start=dates[0] if len(dates) > 0 else None, end=dates[1] if len(dates) > 1 else None,
+        budget=S.get("plan_form_budget"), currency=S.get("plan_form_currency", "CNY"),
+        adults=S.get("plan_form_adults", 1), children=S.get("plan_form_children", 0),
+        interests=S.get("plan_form_interests", []), lang=L,
+    )
+    st.caption(tr("plan.page.form.as_text", text=text))
+
+col_run, col_refine = st.columns([1, 1])
+run_clicked = col_run.button(tr("plan.page.run"), key="plan_run", type="primary", width="stretch")
+refine_clicked = col_refine.button(tr("plan.page.refine"), key="plan_refine", width="stretch",
+                                   disabled="plan.state" not in S, help=tr("plan.page.refine_help"))
+if run_clicked or refine_clicked:
+    if not text:
+        st.warning(tr("plan.page.empty"), icon="✍️")
+    else:
+        if _run(text, previous=S.get("plan.state") if refine_clicked else None):
+            st.rerun()  # draw the page again from the new state (Refine becomes available)
+
+
+# ---------- pending questions ----------
+state: PlannerState | None = S.get("plan.state")
+if state is not None and state.status == "needs_input":
+    with st.container(border=True, key="plan_questions"):
+        st.markdown(f"**{tr('plan.page.questions')}**")
+        for i, q in enumerate(state.pending_questions):
+            st.markdown(f"{i + 1}. {q.text}")
+            if q.options:
+                cols = st.columns(len(q.options))
+                for j, option in enumerate(q.options):
+                    if cols[j].button(option, key=f"plan_quick_{i}_{j}"):
+                        _resume(option)
+                        st.rerun()
+        with st.form("plan_answer_form", border=False):
+            answer = st.text_input(tr("plan.page.answer"), key="plan_answer")
+            if st.form_submit_button(tr("plan.page.answer_send"), key="plan_answer_send") and answer.strip():
+                _resume(answer)
+                st.rerun()
+
+
+# ---------- results ----------
+def render(state: PlannerState, *, key: str) -> None:
+    """Every section of one plan version."""
+    if state.status == "refused":
+        st.error(state.final_plan.summary if state.final_plan else tr("plan.page.refused"), icon="🛡️")
+        return
+    if state.final_plan is None:
+        return
+    fp = state.final_plan
+    st.subheader(tr("plan.page.summary"))
+    st.write(fp.summary)
+    if fp.source == "rules":
+        st.caption(tr("plan.page.offline_engine"))
+
+    if state.destination_candidates:
+        st.markdown(f"**{tr('plan.page.destinations')}**")
+        for c in state.destination_candidates:
+            name = (c.name_zh if L == "zh" else "") or c.name
+            st.markdown(f"- **{name}**{' ⭐' if c.user_choice else ''} — {c.rationale}")
+
+    st.markdown(f"**{tr('plan.page.flights')}**")
+    if state.flight_options:
+        rows = []
+        for f in [*state.flight_options, *state.return_flight_options]:
+            rows.append({
+                tr("plan.page.col.recommended"): "★" if f.id in (state.recommended_flight_id,
+                                                               state.recommended_return_flight_id) else "",
+                tr("plan.page.col.flight"): f"{f.carrier} {f.flight_number}".strip(),
+                tr("plan.page.col.route"): f"{f.origin} → {f.destination}",
+                tr("plan.page.col.depart"): f.depart_at.strftime("%Y-%m-%d %H:%M"),
+                tr("plan.page.col.arrive"): f.arrive_at.strftime("%Y-%m-%d %H:%M"),
+                tr("plan.page.col.price"): f"{f.price:,.0f} {f.currency}" + (f" ({tr('plan.page.estimate')})" if f.estimated else ""),
+            })
+        with st.container(key=f"{key}_flights"):
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    else:
+        st.caption(state.flight_note or tr("plan.page.no_flights"))
+
+    st.markdown(f"**{tr('plan.page.itinerary')}**")
+    weather = {w.date: w for w in (state.weather or [])}
+    for d in state.itinerary or []:
+        w = weather.get(d.date)
+        risk = d.weather_risk or (w.risk if w else None)
+        title = f"{tr('plan.page.day', n=d.day)} · {d.date:%Y-%m-%d} · {d.city}" + (f" · {risk}" if risk else "")
+        with st.expander(title, expanded=d.day == 1, key=f"{key}_day_{d.day}"):
+            if w is not None:
+                st.caption(tr("plan.page.weather_line", summary=w.summary, provider=w.provider) if w.available
+                           else tr("plan.page.no_forecast", summary=w.summary))
+            for a in d.activities:
+                st.markdown(f"- {a.title}" + (" 🏠" if a.indoor else ""))
+            for n in d.notes:
+                st.caption(n)
+
+    if state.budget is not None:
+        b = state.budget
+        st.markdown(f"**{tr('plan.page.budget')}**")
+        df = pd.DataFrame([{tr("plan.page.col.category"): t(f"plan.budget.{ln.category}", L),
+                            tr("plan.page.col.formula"): ln.formula,
+                            tr("plan.page.col.amount"): round(ln.amount, 2)} for ln in b.lines])
+        c1, c2 = st.columns([3, 2])
+        with c1, st.container(key=f"{key}_budget_table"):
+            st.dataframe(df, hide_index=True, width="stretch")
+            st.caption(tr("plan.page.budget_total", total=f"{b.total:,.0f}", currency=b.currency,
+                          budget=f"{b.budget:,.0f}" if b.budget else "—"))
+        with c2, st.container(key=f"{key}_budget_chart"):
+            st.bar_chart(df.set_index(tr("plan.page.col.category"))[[tr("plan.page.col.amount")]], horizontal=True)
+        if b.within_budget is False:
+            st.warning(tr("plan.page.over_budget"), icon="💸")
+        for tip in b.tips:
+            st.markdown(f"- {tip}")
+        if b.estimated:
+            st.caption(tr("plan.page.budget_estimated"))
+
+    if state.packing:
+        st.markdown(f"**{tr('plan.page.packing')}**")
+        with st.container(key=f"{key}_packing"):
+            for i, item in enumerate(state.packing):
+                st.checkbox(f"{item.label} — {item.reason}", key=f"{key}_pack_{i}")
+
+    st.markdown(f"**{tr('plan.page.checks')}**")
+    if state.safety_flags:
+        st.error(" · ".join(state.safety_flags), icon="🛡️")
+    if state.validation:
+        for v in state.validation:
+            st.warning(v.message, icon="⚠️")
+    else:
+        st.success(tr("plan.page.valid"), icon="✅")
+
+    st.markdown(f"**{tr('plan.page.log')}**")
+    with st.container(key=f"{key}_log"):
+        st.dataframe(pd.DataFrame([e.model_dump() for e in state.decision_log]), hide_index=True, width="stretch")
+
+
+if state is not None and state.status in ("done", "refused"):
+    previous: PlannerState | None = S.get("plan.previous")
+    if previous is not None and previous.final_plan is not None:
+        st.info(tr("plan.page.compare", version=S.get("plan.version", 1)), icon="🔁")
+        left, right = st.columns(2)
+        with left:
+            st.markdown(f"##### {tr('plan.page.previous')}")
+            render(previous, key="plan_prev")
+        with right:
+            st.markdown(f"##### {tr('plan.page.current')}")
+            render(state, key="plan_cur")
+    else:
+        render(state, key="plan_cur")
+    if state.status == "done":
+        d1, d2, d3 = st.columns(3)
+        d1.download_button(tr("plan.page.export_md"), to_markdown(state, L), file_name="navigo-plan.md",
+                           mime="text/markdown", key="plan_export_md")
+        d2.download_button(tr("plan.page.export_json"), to_json(state), file_name="navigo-plan.json",
+                           mime="application/json", key="plan_export_json")
+        d3.download_button(tr("plan.page.export_ics"), to_ics(state), file_name="navigo-plan.ics",
+                           mime="text/calendar", key="plan_export_ics")
+
+with st.expander(tr("plan.page.history"), key="plan_history_box"):
+    saved: list[dict[str, Any]] = store().plans.list()
+    if not saved:
+        st.caption(tr("plan.page.history_empty"))
+    else:
+        labels = {r["id"]: f"{r['request_text'][:60]} · v{r['version']} · {r['created_at']:%Y-%m-%d %H:%M}" for r in saved}
+        st.selectbox(tr("plan.page.history_pick"), list(labels), key="plan_history_choice", format_func=lambda i: labels[i])
+        st.button(tr("plan.page.history_open"), key="plan_history_open", on_click=_open_saved)

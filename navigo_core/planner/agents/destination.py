@@ -1,0 +1,109 @@
+"""Destination agent: up to 3 candidates with a rationale; the user's own destination first.
+
+Alternatives come from ``data/planning.yaml`` (same country first, sharing interests,
+nearest to the user's destination). Owns: ``destination_candidates``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from navigo_core.errors import LLMError
+from navigo_core.geo import haversine_m
+from navigo_core.planner.agents._common import canonical_interests, data, entry, lang_of, t
+from navigo_core.planner.deps import PlannerDeps
+from navigo_core.planner.state import DestinationCandidate, PlannerState
+from navigo_core.providers.flights import airports_for_city
+
+NAME = "destination"
+MAX_CANDIDATES = 3
+
+
+class RationalesOut(BaseModel):
+    rationales: list[str]
+
+
+def _llm_rationales(state: PlannerState, deps: PlannerDeps, cands: list[DestinationCandidate], lang: str) -> list[str]:
+    names = [c.name for c in cands]
+    out = deps.llm.structured([
+        {"role": "system", "content": "For each destination, in order, write one short sentence (in "
+                                      f"{'Chinese' if lang == 'zh' else 'English'}) on why it suits the traveller. "
+                                      "The first is the traveller's own choice. No prices, no dates, no new places."},
+        {"role": "user", "content": f"Request: {state.natural_language}\nDestinations: {names}"},
+    ], RationalesOut)
+    texts = [r.strip() for r in out.rationales]
+    if len(texts) != len(cands) or not all(texts):
+        raise LLMError("llm.invalid_output", provider="planner", detail="rationales do not match the candidates")
+    return texts
+
+
+def ready(state: PlannerState) -> bool:
+    return state.user_request is not None and state.destination_candidates is None and not state.blocked
+
+
+def _interests(state: PlannerState) -> list[str]:
+    if state.preferences is not None and state.preferences.prioritized_interests:
+        return state.preferences.prioritized_interests
+    return canonical_interests(list(state.user_request.interests or []))  # type: ignore[union-attr]
+
+
+def _tag_names(tags: list[str], lang: str) -> str:
+    return ("、" if lang == "zh" else ", ").join(t(f"planner.interest.{k}", lang) for k in tags)
+
+
+def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
+    if not ready(state):
+        return {}
+    req = state.user_request
+    lang = lang_of(state)
+    interests = _interests(state)
+    table = data("planning")["destinations"]
+    out: list[DestinationCandidate] = []
+    dest = req.destination  # type: ignore[union-attr]
+    origin = req.origin  # type: ignore[union-attr]
+    exclude = {x.casefold() for x in [getattr(origin, "name", ""), getattr(dest, "name", "")] if x}
+    if dest is not None:
+        row = next((r for r in table if r["name"].casefold() == dest.name.casefold()), None)
+        shared = [k for k in interests if row and k in row["tags"]]
+        codes = airports_for_city(dest) if dest else []
+        rationale = t("planner.dest.user_choice", lang, city=dest.display_name(lang)) + (
+            ("" if lang == "zh" else " ") + t("planner.dest.matches", lang, interests=_tag_names(shared, lang)) if shared else "")
+        out.append(DestinationCandidate(name=dest.name, name_zh=dest.name_zh or (row or {}).get("name_zh", ""),
+                                        country=dest.country, lat=dest.lat, lon=dest.lon,
+                                        iata_code=codes[0] if codes else None, rationale=rationale, user_choice=True))
+    ref = dest or origin
+    country = getattr(ref, "country", "")
+
+    def score(r: dict[str, Any]) -> tuple[int, int, float]:
+        shared = sum(1 for k in interests if k in r["tags"])
+        km = haversine_m(ref.lat, ref.lon, r["lat"], r["lon"]) / 1000 if ref is not None else 0.0
+        return (0 if r["country"] == country else 1, -shared, km)
+
+    for r in sorted((r for r in table if r["name"].casefold() not in exclude), key=score):
+        if len(out) >= MAX_CANDIDATES:
+            break
+        shared = [k for k in interests if k in r["tags"]]
+        if interests and not shared:
+            continue
+        name = r["name_zh"] if lang == "zh" else r["name"]
+        rationale = t("planner.dest.alternative", lang, city=name,
+                      interests=_tag_names(shared or r["tags"][:2], lang))
+        out.append(DestinationCandidate(name=r["name"], name_zh=r["name_zh"], country=r["country"], lat=r["lat"],
+                                        lon=r["lon"], iata_code=r.get("iata"), rationale=rationale))
+    evidence = [f"catalogue cities: {len(table)}", f"user destination given: {dest is not None}"]
+    mode = "rules"
+    if deps.llm is not None and out:
+        try:
+            texts = _llm_rationales(state, deps, out, lang)
+            out = [c.model_copy(update={"rationale": r}) for c, r in zip(out, texts)]
+            mode = "llm"
+        except LLMError as exc:
+            mode = "llm_fallback"
+            evidence.append(f"LLM failed ({type(exc).__name__}); template rationales used")
+    update: dict[str, Any] = {"destination_candidates": out}
+    update.update(entry(NAME, deps, input_summary=f"destination: {getattr(dest, 'name', '-')}; interests: {interests}",
+                        evidence=evidence, mode=mode,
+                        output_summary=", ".join(c.name for c in out) or "no candidate"))
+    return update

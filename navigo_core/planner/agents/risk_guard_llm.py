@@ -1,0 +1,36 @@
+"""Risk guard, LLM layer: the model's second opinion on inputs the rules passed.
+
+Runs in the background (scheduled by :mod:`.risk_guard`); ``llm_scan`` never raises (on an
+LLM error it logs and returns no flag: the rules stand alone). Owns: ``safety_flags``,
+``llm_scan_pending``, ``llm_scanned_inputs``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from navigo_core.planner.agents._common import entry
+from navigo_core.planner.deps import PlannerDeps
+from navigo_core.planner.state import PlannerState
+from navigo_core.security import llm_scan
+
+NAME = "risk_guard_llm"
+
+
+def ready(state: PlannerState) -> bool:
+    return state.llm_scan_pending
+
+
+def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
+    if not ready(state):
+        return {}
+    texts = state.inputs()[state.llm_scanned_inputs:state.scanned_inputs]
+    found: list[str] = []
+    for text in texts:
+        found.extend(llm_scan(text, deps.llm))
+    update: dict[str, Any] = {"safety_flags": list(dict.fromkeys([*state.safety_flags, *found])),
+                              "llm_scan_pending": False, "llm_scanned_inputs": state.scanned_inputs}
+    update.update(entry(NAME, deps, input_summary=f"input: {texts[-1][:200] if texts else '-'}", mode="llm",
+                        evidence=[f"texts scanned by the LLM: {len(texts)}"],
+                        output_summary="blocked" if found else "clean", risk_flags=found))
+    return update

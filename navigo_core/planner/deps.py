@@ -1,0 +1,76 @@
+"""What the planner's agents depend on, injected (tests pass fakes)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from types import ModuleType
+from typing import Any
+
+from navigo_core.config import Settings
+from navigo_core.providers.flights import FlightProvider, make_flight_provider
+from navigo_core.providers.places import PlaceProvider, make_place_provider
+from navigo_core.providers.weather import WeatherProvider, make_weather_provider
+
+
+def system_clock() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class PlannerDeps:
+    """``llm``: an LLMClient or None (offline engine). ``prices``: an object with
+    ``price_level(country)`` and ``convert(amount, from_ccy, to_ccy)`` (default: the
+    :mod:`navigo_core.providers.prices` module). ``clock``: returns the current
+    ``datetime`` (tests pin it). ``store``: optional Store (plans are saved by callers).
+    """
+
+    places: PlaceProvider
+    flights: FlightProvider
+    weather: WeatherProvider
+    prices: Any
+    llm: Any = None
+    clock: Callable[[], datetime] = system_clock
+    store: Any = None
+    max_workers: int = 4
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    def today(self) -> date:
+        value = self.clock()
+        return value.date() if isinstance(value, datetime) else value
+
+    def now_iso(self) -> str:
+        value = self.clock()
+        if not isinstance(value, datetime):
+            value = datetime.combine(value, datetime.min.time())
+        return value.isoformat()
+
+
+def _prices_module() -> ModuleType:
+    from navigo_core.providers import prices
+
+    return prices
+
+
+def make_planner_deps(settings: Settings | None = None, *, llm: Any = None, store: Any = None,
+                      clock: Callable[[], datetime] | None = None, places: PlaceProvider | None = None,
+                      flights: FlightProvider | None = None, weather: WeatherProvider | None = None,
+                      prices: Any = None) -> PlannerDeps:
+    """Deps from the settings (offline providers by default); any piece may be injected.
+
+    ``llm`` is used as given (None: the offline engine; build one with
+    :func:`navigo_core.llm.make_llm_client`).
+    """
+    from navigo_core.config import get_settings
+
+    settings = settings or get_settings()
+    return PlannerDeps(
+        places=places or make_place_provider(settings),
+        flights=flights or make_flight_provider(settings),
+        weather=weather or make_weather_provider(settings),
+        prices=prices or _prices_module(),
+        llm=llm, clock=clock or system_clock, store=store,
+    )
