@@ -153,8 +153,9 @@ def render(state: PlannerState, *, key: str) -> None:
     if state.destination_candidates:
         st.markdown(f"**{tr('plan.page.destinations')}**")
         for c in state.destination_candidates:
-            name = (c.name_zh if L == "zh" else "") or c.name
-            st.markdown(f"- **{name}**{' ⭐' if c.user_choice else ''} — {c.rationale}")
+            name = (c.name_zh if state.lang == "zh" else "") or c.name
+            mine = f" ({tr('plan.page.your_choice')})" if c.user_choice else ""
+            st.markdown(f"- **{name}**{mine} — {c.rationale}")
 
     st.markdown(f"**{tr('plan.page.flights')}**")
     if state.flight_options:
@@ -178,14 +179,16 @@ def render(state: PlannerState, *, key: str) -> None:
     weather = {w.date: w for w in (state.weather or [])}
     for d in state.itinerary or []:
         w = weather.get(d.date)
-        risk = d.weather_risk or (w.risk if w else None)
-        title = f"{tr('plan.page.day', n=d.day)} · {d.date:%Y-%m-%d} · {d.city}" + (f" · {risk}" if risk else "")
+        risk = w.risk if w is not None and w.available else None  # no forecast: no risk shown
+        title = f"{tr('plan.page.day', n=d.day)} · {d.date:%Y-%m-%d} · {d.city}" + (
+            f" · {tr('plan.page.risk', level=risk)}" if risk else "")
         with st.expander(title, expanded=d.day == 1, key=f"{key}_day_{d.day}"):
             if w is not None:
-                st.caption(tr("plan.page.weather_line", summary=w.summary, provider=w.provider) if w.available
-                           else tr("plan.page.no_forecast", summary=w.summary))
+                summary = t(w.summary, state.lang)  # a catalog key, or the provider's own text
+                st.caption(tr("plan.page.weather_line", summary=summary, provider=w.provider) if w.available
+                           else tr("plan.page.no_forecast", summary=summary))
             for a in d.activities:
-                st.markdown(f"- {a.title}" + (" 🏠" if a.indoor else ""))
+                st.markdown(f"- {a.title}" + (f" ({tr('plan.page.indoor')})" if a.indoor else ""))
             for n in d.notes:
                 st.caption(n)
 
