@@ -34,6 +34,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT, f"{self.prog}: {message}\n")
 
 
+def _fail(exc: NavigoError, lang: str) -> int:
+    """One line on stderr; exit 2 for bad input, 3 for a provider failure."""
+    print(exc.message(lang).replace("\n", " "), file=sys.stderr)
+    return EXIT_INPUT if isinstance(exc, InputError) else EXIT_PROVIDER
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="navigo_core", description="NaviGo Workbench command line")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -92,12 +98,8 @@ def _plan(args: argparse.Namespace) -> int:
             if state.status != "needs_input":
                 break
             state = resume(state, answer, deps)
-    except InputError as exc:
-        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
-        return EXIT_INPUT
     except NavigoError as exc:
-        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
-        return EXIT_PROVIDER
+        return _fail(exc, lang)
     if args.json:
         if state.status == "needs_input":
             out = {"status": state.status, "lang": state.lang,
@@ -126,12 +128,8 @@ def _route(args: argparse.Namespace) -> int:
         req = RouteRequest(origin=args.origin, destination=args.destination, stops=args.stop, strategy=args.strategy)
         deps = make_route_deps(settings, matrix_name=args.provider)
         result = plan_route(req, deps, allow_fallback=args.fallback)
-    except InputError as exc:
-        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
-        return EXIT_INPUT
     except NavigoError as exc:
-        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
-        return EXIT_PROVIDER
+        return _fail(exc, lang)
     if args.json:
         print(json.dumps(result.cli_dict(), ensure_ascii=False, indent=2))
         return 0
@@ -182,12 +180,8 @@ def _intent(args: argparse.Namespace) -> int:
         path = save_thresholds({res.encoder: res.thresholds}, args.out or THRESHOLDS_FILE)
         print(format_calibration(res, path))
         return 0
-    except InputError as exc:
-        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
-        return EXIT_INPUT
     except NavigoError as exc:
-        print(exc.message(lang).replace("\n", " "), file=sys.stderr)
-        return EXIT_PROVIDER
+        return _fail(exc, lang)
     except OSError as exc:  # e.g. --out in a folder that cannot be written
         print(f"{type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
         return EXIT_INPUT
