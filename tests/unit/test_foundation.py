@@ -84,7 +84,10 @@ def test_core_never_imports_streamlit() -> None:
 FORBIDDEN_IMPORTS = {
     # package: what it must never import (imports run downward only)
     "providers": ("navigo_core.route", "navigo_core.intent", "navigo_core.scenes", "navigo_core.llm"),
-    "llm": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.route", "navigo_core.providers"),
+    "llm": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.route", "navigo_core.providers",
+            "navigo_core.planner", "navigo_core.security"),
+    "security": ("navigo_core.planner", "navigo_core.scenes", "navigo_core.intent", "navigo_core.route"),
+    "planner": ("navigo_core.scenes", "navigo_core.intent", "navigo_core.route"),
     "intent": ("navigo_core.scenes", "navigo_core.route"),
     "route": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.llm"),
     "store": ("navigo_core.",),
