@@ -9,7 +9,7 @@
 Rules: ``navigo_core/security/data/*.yaml``. No streamlit, no network (except ``llm_scan``).
 """
 
-from navigo_core.security.llm_scan import LLM_FLAG, InjectionVerdict, llm_scan, scan_input
+from navigo_core.security.llm_scan import LLM_FLAG, InjectionVerdict, llm_scan, llm_scan_checked, scan_input
 from navigo_core.security.normalize import normalize
 from navigo_core.security.rules import (
     INJECTION_PREFIX,
@@ -20,5 +20,5 @@ from navigo_core.security.rules import (
 
 __all__ = [
     "INJECTION_PREFIX", "LLM_FLAG", "UNSAFE_PREFIX", "InjectionVerdict", "detect_prompt_injection",
-    "detect_unsafe_output", "llm_scan", "normalize", "scan_input",
+    "detect_unsafe_output", "llm_scan", "llm_scan_checked", "normalize", "scan_input",
 ]

@@ -19,7 +19,7 @@ from navigo_core.security.rules import INJECTION_PREFIX, detect_prompt_injection
 if TYPE_CHECKING:
     from navigo_core.llm import LLMClient
 
-__all__ = ["LLM_FLAG", "InjectionVerdict", "llm_scan", "scan_input"]
+__all__ = ["LLM_FLAG", "InjectionVerdict", "llm_scan", "llm_scan_checked", "scan_input"]
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +48,14 @@ class InjectionVerdict(BaseModel):
 def llm_scan(text: str, llm: LLMClient | None) -> list[str]:
     """``["BLOCKED_PROMPT_INJECTION:llm"]`` when the model flags ``text``; ``[]`` when clean,
     when ``llm`` is None, or on any LLM error (logged as a warning: the rules stand alone)."""
+    return llm_scan_checked(text, llm)[0]
+
+
+def llm_scan_checked(text: str, llm: LLMClient | None) -> tuple[list[str], str | None]:
+    """Like :func:`llm_scan`, plus the LLM error's message when the scan failed (else None),
+    so a caller can record that it fell back to the rules."""
     if llm is None or not text or not text.strip():
-        return []
+        return [], None
     clipped = text if len(text) <= MAX_LLM_CHARS else text[:MAX_LLM_CHARS]
     messages = [
         {"role": "system", "content": _SYSTEM},
@@ -59,11 +65,11 @@ def llm_scan(text: str, llm: LLMClient | None) -> list[str]:
         verdict = llm.structured(messages, InjectionVerdict)
     except LLMError as exc:
         log.warning("LLM injection scan failed, using the rules only: %s", exc)
-        return []
+        return [], exc.message("en")
     if verdict.is_injection:
         log.info("LLM injection scan flagged input: %s", verdict.reason[:200])
-        return [LLM_FLAG]
-    return []
+        return [LLM_FLAG], None
+    return [], None
 
 
 def scan_input(text: str, llm: LLMClient | None = None) -> list[str]:

@@ -1,7 +1,7 @@
 """Risk guard, LLM layer: the model's second opinion on inputs the rules passed.
 
-Runs in the background (scheduled by :mod:`.risk_guard`); ``llm_scan`` never raises (on an
-LLM error it logs and returns no flag: the rules stand alone). Owns: ``safety_flags``,
+Runs in the background (scheduled by :mod:`.risk_guard`). On an LLM error the scan adds no
+flag (the rules stand alone) and the log entry says so with ``mode="llm_fallback"``. Owns: ``safety_flags``,
 ``llm_scan_pending``, ``llm_scanned_inputs``.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 from navigo_core.planner.agents._common import entry
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import PlannerState
-from navigo_core.security import llm_scan
+from navigo_core.security import llm_scan_checked
 
 NAME = "risk_guard_llm"
 
@@ -26,11 +26,15 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         return {}
     texts = state.inputs()[state.llm_scanned_inputs:state.scanned_inputs]
     found: list[str] = []
+    errors: list[str] = []
     for text in texts:
-        found.extend(llm_scan(text, deps.llm))
+        flags, error = llm_scan_checked(text, deps.llm)
+        found.extend(flags)
+        errors.extend([error] if error else [])
     update: dict[str, Any] = {"safety_flags": list(dict.fromkeys([*state.safety_flags, *found])),
                               "llm_scan_pending": False, "llm_scanned_inputs": state.scanned_inputs}
-    update.update(entry(NAME, deps, input_summary=f"input: {texts[-1][:200] if texts else '-'}", mode="llm",
-                        evidence=[f"texts scanned by the LLM: {len(texts)}"],
+    update.update(entry(NAME, deps, input_summary=f"input: {texts[-1][:200] if texts else '-'}",
+                        mode="llm_fallback" if errors else "llm",
+                        evidence=[f"texts scanned by the LLM: {len(texts)}", *(f"LLM failed: {e}" for e in errors)],
                         output_summary="blocked" if found else "clean", risk_flags=found))
     return update
