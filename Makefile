@@ -36,6 +36,8 @@ bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_solver.py
 	$(PY) benchmarks/bench_upstream.py
 	$(PY) benchmarks/bench_intent.py
+	$(PY) benchmarks/bench_security.py
+	$(PY) benchmarks/bench_planner.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis static/vendor
