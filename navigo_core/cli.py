@@ -1,4 +1,8 @@
-"""Command line: ``python -m navigo_core route …``, ``intent …`` and ``plan "text" [--json]``.
+"""Command line: ``python -m navigo_core route …``, ``intent …``, ``plan "text" [--json]`` and ``clarify``.
+
+``clarify`` reads user turns from stdin, one per line, and prints one JSON frame per turn
+(``{"status", "content", "summary"?, "quick_replies"?, "error"?}``, UTF-8); offline unless an
+LLM is configured (``--offline`` forces it); it stops after the ``done`` frame.
 
 ``plan "text"`` plans a trip offline (``--llm``: prose by the configured LLM) and prints
 Markdown, or with ``--json`` the final state in snake_case JSON, the pending questions
@@ -73,7 +77,38 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the final state (or the questions, or the refusal) as JSON")
     p.add_argument("--format", choices=["markdown", "ics"], default="markdown", help="output without --json")
     p.add_argument("--llm", action="store_true", help="use the configured LLM for prose (default: offline engine)")
+    c = sub.add_parser("clarify", help="trip clarification: one user turn per stdin line, one JSON frame per turn")
+    c.add_argument("--offline", action="store_true", help="never use the LLM (default: the LLM when configured)")
+    c.add_argument("--lang", choices=["en", "zh"], default=None, help="reply language (default: from the first line)")
     return parser
+
+
+def _clarify(args: argparse.Namespace) -> int:
+    """Read user turns from stdin (one per line) and print one JSON status frame per turn; stop when done."""
+    from navigo_core.clarify import ClarifyAgent
+
+    settings = get_settings()
+    llm = None
+    if not args.offline:
+        from navigo_core.llm import make_llm_client
+
+        try:
+            llm = make_llm_client(settings)
+        except NavigoError as exc:
+            return _fail(exc, args.lang or settings.default_language)
+    agent = ClarifyAgent(settings, llm=llm)
+    state = None
+    for line in sys.stdin:
+        text = line.strip()
+        if not text:
+            continue
+        if state is None:
+            state = agent.start("cli", text, lang=args.lang)
+        turn, state = agent.turn(state, text)
+        print(json.dumps(turn.frame(), ensure_ascii=False), flush=True)
+        if turn.status == "done":
+            break
+    return 0
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -195,4 +230,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _intent(args)
     if args.command == "plan":
         return _plan(args)
+    if args.command == "clarify":
+        return _clarify(args)
     return EXIT_INPUT  # unreachable: argparse requires a command

@@ -95,6 +95,12 @@ class Settings(BaseSettings):
     weather_online: bool = Field(False, description="Allow the keyless Open-Meteo forecast service (off: no weather request is ever sent).")
     open_meteo_url: str = Field("https://api.open-meteo.com", description="Open-Meteo forecast API base URL.")
 
+    # --- chat ---
+    clarify_max_rounds: int = Field(
+        5, ge=1, le=20,
+        description="Most questioning rounds of the chat's trip clarification; then it ends with the assumptions listed.",
+    )
+
     # --- route ---
     route_max_stops: int = Field(50, ge=1, le=500, description="Most stops one route request may hold.")
     solver_time_limit_s: float = Field(1.0, gt=0, description="Time limit of the heuristic solver for large routes.")

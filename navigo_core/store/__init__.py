@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    ForeignKey,
     PrimaryKeyConstraint,
     create_engine,
     event,
@@ -77,6 +78,35 @@ plans = Table(
 )
 
 
+# Chat threads (navigo_core.chat): one row per conversation; ``owner`` is the browser
+# session that created it (threads are listed per owner only). ``state_json`` holds the
+# clarification / flow state of the thread.
+threads = Table(
+    "threads",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("owner", String(100), nullable=False, index=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("title", String(300), nullable=False, default=""),
+    Column("state_json", Text, nullable=True),
+)
+
+# One row per chat message; ``status`` (e.g. asking, done, error, refused) and ``meta_json``
+# (decision, summary, quick replies …) are optional.
+messages = Table(
+    "messages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("thread_id", String(36), ForeignKey("threads.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("role", String(20), nullable=False),
+    Column("content", Text, nullable=False),
+    Column("status", String(20), nullable=True),
+    Column("meta_json", Text, nullable=True),
+)
+
+
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -107,6 +137,7 @@ class Store:
         self.routes = RouteRepo(engine)
         self.events = EventRepo(engine)
         self.plans = PlanRepo(engine)
+        self.threads = ThreadRepo(engine)
 
     @classmethod
     def from_url(cls, url: str) -> "Store":
@@ -296,3 +327,92 @@ class PlanRepo:
         stmt = select(plans.c.version, plans.c.created_at).where(plans.c.id == plan_id).order_by(plans.c.version)
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(stmt)]
+
+
+class ThreadRepo:
+    """Chat threads and their messages; ``owner`` isolates browser sessions."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def create(self, owner: str) -> str:
+        """A new, empty thread of ``owner``; returns its id (a uuid)."""
+        thread_id = str(uuid.uuid4())
+        now = _utcnow()
+        with self.engine.begin() as conn:
+            conn.execute(threads.insert().values(id=thread_id, owner=str(owner)[:100], created_at=now,
+                                                 updated_at=now, title="", state_json=None))
+        return thread_id
+
+    def list(self, owner: str, limit: int = 50) -> list[dict[str, Any]]:
+        """``owner``'s threads, most recently updated first: id, title (the first user message), created_at,
+        updated_at."""
+        stmt = (select(threads.c.id, threads.c.title, threads.c.created_at, threads.c.updated_at)
+                .where(threads.c.owner == str(owner)[:100])
+                .order_by(threads.c.updated_at.desc(), threads.c.created_at.desc()).limit(limit))
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt)]
+
+    def get(self, thread_id: str, owner: str | None = None) -> dict[str, Any] | None:
+        """id, owner, title, created_at, updated_at (None if absent, or not ``owner``'s when given)."""
+        stmt = select(threads.c.id, threads.c.owner, threads.c.title, threads.c.created_at,
+                      threads.c.updated_at).where(threads.c.id == thread_id)
+        with self.engine.connect() as conn:
+            row = conn.execute(stmt).first()
+        if row is None or (owner is not None and row.owner != str(owner)[:100]):
+            return None
+        return dict(row._mapping)
+
+    def add_message(self, thread_id: str, role: str, content: str, *, status: str | None = None,
+                    meta: Mapping[str, Any] | None = None) -> int:
+        """Append a message; the first user message becomes the thread's title. Returns the message id."""
+        now = _utcnow()
+        with self.engine.begin() as conn:
+            row = conn.execute(select(threads.c.title).where(threads.c.id == thread_id)).first()
+            if row is None:
+                raise KeyError(f"no thread {thread_id!r}")
+            result = conn.execute(messages.insert().values(
+                thread_id=thread_id, created_at=now, role=role, content=content or "", status=status,
+                meta_json=json.dumps(dict(meta), ensure_ascii=False, default=str) if meta else None))
+            values: dict[str, Any] = {"updated_at": now}
+            if role == "user" and not row.title:
+                values["title"] = " ".join((content or "").split())[:300]
+            conn.execute(threads.update().where(threads.c.id == thread_id).values(**values))
+        return int(result.inserted_primary_key[0])
+
+    def update_message(self, message_id: int, content: str | None = None, status: str | None = None,
+                       meta: Mapping[str, Any] | None = None) -> None:
+        """Change a message's content, status and/or meta (None: keep); e.g. the partial text of a broken stream."""
+        values: dict[str, Any] = {}
+        if content is not None:
+            values["content"] = content
+        if status is not None:
+            values["status"] = status
+        if meta is not None:
+            values["meta_json"] = json.dumps(dict(meta), ensure_ascii=False, default=str)
+        if not values:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(messages.update().where(messages.c.id == message_id).values(**values))
+
+    def messages(self, thread_id: str) -> list[dict[str, Any]]:
+        """The thread's messages, oldest first: id, role, content, status, meta (dict), created_at."""
+        stmt = select(messages).where(messages.c.thread_id == thread_id).order_by(messages.c.id)
+        with self.engine.connect() as conn:
+            rows = [dict(r._mapping) for r in conn.execute(stmt)]
+        for row in rows:
+            raw = row.pop("meta_json")
+            row["meta"] = json.loads(raw) if raw else {}
+        return rows
+
+    def set_state(self, thread_id: str, state: Mapping[str, Any] | None) -> None:
+        """Store the thread's clarification / flow state (a JSON-ready dict; None clears it)."""
+        raw = json.dumps(dict(state), ensure_ascii=False, default=str) if state is not None else None
+        with self.engine.begin() as conn:
+            conn.execute(threads.update().where(threads.c.id == thread_id).values(state_json=raw))
+
+    def get_state(self, thread_id: str) -> dict[str, Any]:
+        """The thread's state ({} when none was stored)."""
+        with self.engine.connect() as conn:
+            raw = conn.execute(select(threads.c.state_json).where(threads.c.id == thread_id)).scalar()
+        return json.loads(raw) if raw else {}

@@ -1,0 +1,230 @@
+"""The chat service the Chat page calls (no streamlit here).
+
+Per message, in this order: (1) the user message is persisted before anything runs; (2) the
+risk guard (:func:`~navigo_core.security.scan_input`) — a flagged message gets a safe refusal
+(persisted); (3) the gate: an active clarification in the thread is continued; otherwise
+:func:`~navigo_core.scenes.handle_message` runs with the thread's ``active_flow``, and a
+trip-planning decision starts the clarification agent with this message (the trip scene is the
+entry; the clarification takes over the dialogue); other scenes reply with their text; (4) the
+reply is persisted when it finishes — for a stream, after it is exhausted (a stream that raises
+leaves its partial text with status ``error`` and re-raises as :class:`ChatError`).
+
+Thread state (``store.threads.get_state``): ``{"clarify": ClarifyState | None, "active_flow": ActiveFlow | None}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any
+
+from navigo_core.clarify import ClarifyAgent, ClarifyState, ClarifyStream, Turn, request_text
+from navigo_core.errors import NavigoError
+from navigo_core.i18n import detect_lang, t
+from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, handle_message, is_switch
+from navigo_core.security import scan_input
+
+log = logging.getLogger(__name__)
+
+TRIP_SCENE = "trip_planning"
+
+
+class ChatError(NavigoError):
+    """The chat could not answer (the user message stays saved)."""
+
+    default_code = "chat.failed"
+
+
+@dataclass
+class ChatReply:
+    """What :meth:`ChatService.send` returns.
+
+    Either ``text`` is set, or ``stream`` (an iterable of text deltas for ``st.write_stream``);
+    for a stream, ``text``, ``status``, ``summary``, ``quick_replies``, ``handoff`` and
+    ``message_id`` are filled in once it is exhausted.
+    ``status``: asking | done | error | reply | refused.
+    ``decision``: ``{"step", "scene", "intent", "confidence", "latency_ms", "reason"}`` (None for refusals).
+    ``handoff``: ``{"kind": "plan", "summary", "request_text"}`` when a clarification is done, or
+    ``{"kind": "route", "route_request"}`` from the route scene.
+    """
+
+    status: str
+    text: str = ""
+    stream: Any = None
+    decision: dict[str, Any] | None = None
+    summary: dict[str, Any] | None = None
+    quick_replies: list[str] = field(default_factory=list)
+    handoff: dict[str, Any] | None = None
+    message_id: int | None = None
+    error: str | None = None
+    lang: str = "en"
+
+
+def decision_info(decision: GateDecision | None) -> dict[str, Any] | None:
+    """The caption data of a gate decision."""
+    if decision is None:
+        return None
+    intent = decision.intent
+    return {"step": decision.step, "scene": decision.scene_id,
+            "intent": intent.primary_intent if intent else None,
+            "confidence": float(intent.score) if intent else None,
+            "layer": intent.source if intent else None,
+            "latency_ms": round(float(decision.latency_ms), 2), "reason": decision.reason}
+
+
+class ChatService:
+    """``store``: a :class:`~navigo_core.store.Store`. ``llm``: an LLMClient (None: offline clarification).
+    ``gate_context``: a prepared :class:`GateContext` (default: ``make_gate_context(settings, llm=llm)``,
+    built on first use). ``scan_with_llm``: also ask the LLM in the risk guard (rules only by default)."""
+
+    def __init__(self, store: Any, settings: Any = None, *, llm: Any = None, gate_context: GateContext | None = None,
+                 places: Any = None, today: date | None = None, scan_with_llm: bool = False) -> None:
+        if settings is None:
+            from navigo_core.config import get_settings
+
+            settings = get_settings()
+        self.store = store
+        self.settings = settings
+        self.llm = llm
+        self._gate_context = gate_context
+        self.scan_with_llm = scan_with_llm
+        self.agent = ClarifyAgent(settings, llm=llm, places=places, today=today)
+
+    # --- threads ---
+
+    @property
+    def gate_context(self) -> GateContext:
+        if self._gate_context is None:
+            from navigo_core.scenes import make_gate_context
+
+            self._gate_context = make_gate_context(self.settings, llm=self.llm)
+        return self._gate_context
+
+    def new_thread(self, owner: str) -> str:
+        return self.store.threads.create(owner)
+
+    def threads(self, owner: str, limit: int = 50) -> list[dict[str, Any]]:
+        return self.store.threads.list(owner, limit)
+
+    def history(self, thread_id: str) -> list[dict[str, Any]]:
+        return self.store.threads.messages(thread_id)
+
+    def clarify_state(self, thread_id: str) -> ClarifyState | None:
+        raw = self.store.threads.get_state(thread_id).get("clarify")
+        return ClarifyState.model_validate(raw) if raw else None
+
+    # --- messages ---
+
+    def send(self, thread_id: str, text: str) -> ChatReply:
+        """Answer one user message (see the module doc for the order of the steps)."""
+        self.store.threads.add_message(thread_id, "user", text)  # (1) before anything runs
+        return self._answer(thread_id, text)
+
+    def retry(self, thread_id: str) -> ChatReply:
+        """Run the last user message again (after an error); it is not saved a second time."""
+        return self._answer(thread_id, self._last_user_text(thread_id))
+
+    def continue_offline(self, thread_id: str) -> ChatReply:
+        """Switch the thread's clarification to offline mode and answer the last user message with it."""
+        text = self._last_user_text(thread_id)
+        state = self.clarify_state(thread_id)
+        if state is None or not state.active:
+            return self._answer(thread_id, text)
+        state = state.model_copy(update={"mode": "offline"})
+        return self._clarify(thread_id, text, state, self._resume_decision(text))
+
+    def _last_user_text(self, thread_id: str) -> str:
+        users = [m for m in self.store.threads.messages(thread_id) if m["role"] == "user"]
+        if not users:
+            raise ChatError("chat.no_message")
+        return users[-1]["content"]
+
+    def _answer(self, thread_id: str, text: str) -> ChatReply:
+        lang = detect_lang(text, default=getattr(self.settings, "default_language", "en"))
+        try:
+            flags = scan_input(text, llm=self.llm if self.scan_with_llm else None)  # (2) risk guard
+            if flags:
+                reply_text = t("chat.refused", lang)
+                mid = self.store.threads.add_message(thread_id, "assistant", reply_text, status="refused",
+                                                     meta={"flags": flags})
+                return ChatReply(status="refused", text=reply_text, message_id=mid, lang=lang)
+            thread_state = self.store.threads.get_state(thread_id)
+            raw = thread_state.get("clarify")
+            clarify = ClarifyState.model_validate(raw) if raw else None
+            if clarify is not None and clarify.active and not is_switch(text):  # (3) resume the clarification
+                return self._clarify(thread_id, text, clarify, self._resume_decision(text))
+            flow = thread_state.get("active_flow")
+            context = replace(self.gate_context, active_flow=ActiveFlow(**flow) if flow else None)
+            decision, scene_reply = handle_message(text, context)
+            if decision.scene_id == TRIP_SCENE:
+                state = self.agent.start(thread_id, text, lang=decision.lang)
+                return self._clarify(thread_id, text, state, decision)
+            handoff = None
+            if scene_reply.payload.get("handoff") == "route" and scene_reply.payload.get("route_request"):
+                handoff = {"kind": "route", "route_request": scene_reply.payload["route_request"]}
+            info = decision_info(decision)
+            status = "error" if scene_reply.error else "reply"
+            mid = self.store.threads.add_message(thread_id, "assistant", scene_reply.text, status=status,
+                                                 meta={"decision": info, "handoff": handoff})
+            self.store.threads.set_state(thread_id, {
+                "clarify": None, "active_flow": scene_reply.flow.model_dump() if scene_reply.flow else None})
+            return ChatReply(status=status, text=scene_reply.text, decision=info, handoff=handoff, message_id=mid,
+                             lang=scene_reply.lang)
+        except ChatError:
+            raise
+        except Exception as exc:
+            log.exception("chat failed")
+            message = exc.message(lang) if isinstance(exc, NavigoError) else t("chat.failed", lang)
+            self.store.threads.add_message(thread_id, "assistant", message, status="error",
+                                           meta={"error": f"{type(exc).__name__}: {exc}"[:500]})
+            raise ChatError(detail=str(exc)) from exc
+
+    def _resume_decision(self, text: str) -> dict[str, Any]:
+        return {"step": "resume", "scene": TRIP_SCENE, "intent": None, "confidence": None, "layer": None,
+                "latency_ms": 0.0, "reason": ""}
+
+    def _clarify(self, thread_id: str, text: str, state: ClarifyState,
+                 decision: GateDecision | dict[str, Any]) -> ChatReply:
+        info = decision if isinstance(decision, dict) else decision_info(decision)
+        if state.mode == "llm" and self.llm is not None:
+            stream = self.agent.stream_turn(state, text)
+            reply = ChatReply(status="asking", decision=info, lang=state.lang)
+            reply.stream = self._stream(thread_id, stream, reply)
+            return reply
+        turn, new_state = self.agent.offline_turn(state, text)
+        reply = ChatReply(status=turn.status, decision=info, lang=state.lang)
+        self._finish(thread_id, turn, new_state, reply)
+        return reply
+
+    def _stream(self, thread_id: str, stream: ClarifyStream, reply: ChatReply) -> Iterator[str]:
+        try:
+            yield from stream
+        except Exception as exc:
+            log.exception("clarification stream failed")
+            mid = self.store.threads.add_message(thread_id, "assistant", stream.partial, status="error",
+                                                 meta={"decision": reply.decision,
+                                                       "error": f"{type(exc).__name__}: {exc}"[:500]})
+            self.store.threads.set_state(thread_id, {"clarify": stream._state.model_dump(mode="json"),
+                                                     "active_flow": None})
+            reply.status, reply.text, reply.message_id = "error", stream.partial, mid
+            reply.error = t("chat.failed", reply.lang)
+            raise ChatError(detail=str(exc)) from exc
+        self._finish(thread_id, stream.turn, stream.state, reply)
+
+    def _finish(self, thread_id: str, turn: Turn, state: ClarifyState, reply: ChatReply) -> None:
+        summary = turn.summary.model_dump() if turn.summary else None
+        handoff = None
+        if turn.status == "done" and turn.summary is not None:
+            handoff = {"kind": "plan", "summary": summary,
+                       "request_text": request_text(state.slots, state.lang, turn.summary)}
+        content = turn.content if (turn.content or turn.status != "error") else (turn.error or "")
+        meta = {"decision": reply.decision, "summary": summary, "quick_replies": turn.quick_replies,
+                "handoff": handoff, "error": turn.error}
+        mid = self.store.threads.add_message(thread_id, "assistant", content, status=turn.status,
+                                             meta={k: v for k, v in meta.items() if v})
+        # after an error ``state`` is the state as it was: retry or continue offline from there
+        self.store.threads.set_state(thread_id, {"clarify": state.model_dump(mode="json"), "active_flow": None})
+        reply.status, reply.text, reply.summary = turn.status, content, summary
+        reply.quick_replies, reply.handoff, reply.message_id, reply.error = turn.quick_replies, handoff, mid, turn.error

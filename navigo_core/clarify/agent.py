@@ -1,0 +1,456 @@
+"""The clarification agent: LLM mode (streamed, ``[INTENT_READY]`` summary) and offline mode (slot filling).
+
+Both modes keep the trip slots up to date with the planner's rules (:func:`parse_request` on the
+first message, :func:`apply_answer` on the next ones), so the offline summary, the quick replies
+and the Plan page's ``request_text`` are always available. Neither mode mutates the state it is
+given: each returns a new :class:`ClarifyState`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Iterator
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from navigo_core.clarify.models import ClarifyState, HistoryTurn, Summary, Turn
+from navigo_core.clarify.parsing import held_back, marker_start, parse_reply
+from navigo_core.errors import InputError, LLMError, ProviderError
+from navigo_core.i18n import detect_lang, t
+from navigo_core.planner.request import (
+    DEFAULT_CURRENCY,
+    TravelRequest,
+    apply_answer,
+    parse_request,
+    questions_for,
+)
+
+log = logging.getLogger(__name__)
+
+PROMPT_FILE = Path(__file__).parent / "data" / "prompt.md"
+ASK_ORDER = ("destination", "dates", "travellers", "budget")
+
+_TRAVELLER_OPTIONS = {"en": ["just me", "2 adults", "2 adults and 1 child", "4 adults"],
+                      "zh": ["1个人", "2个大人", "2个大人1个小孩", "4个人"]}
+_BUDGET_OPTIONS = {"en": ["$1,000", "$3,000", "$5,000"], "zh": ["3000元", "6000元", "10000元"]}
+_LENGTH_OPTIONS = {"en": ["2 days", "3 days", "5 days", "a week"], "zh": ["2天", "3天", "5天", "一周"]}
+_DATE_OPTIONS = {"en": ["this weekend", "next Friday for 3 days", "next Monday for a week"],
+                 "zh": ["这个周末", "下周五出发玩3天", "下周一出发玩一周"]}
+
+_STOP_EN = re.compile(
+    r"^(?:(?:ok(?:ay)?|fine|yes|alright)[,. ]*)?(?:that'?s enough|thats enough|enough|just start|go ahead|"
+    r"start (?:now|planning)|stop asking|that'?s all|no more questions)(?: please| now)?[.! ]*$", re.IGNORECASE)
+_STOP_ZH = re.compile(r"^(?:好的?|嗯|行|那)?[，, ]*(?:可以了|直接开始|就这样|够了|开始吧|不用问了|就这些)(?:吧|了|啊)?[。！!~ ]*$")
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_COUNT = re.compile(r"^\s*(\d{1,2}|[一二两俩三四五六七八九十])\s*(?:people|persons?|travell?ers|adults?|个人|个|人|位)?\s*$",
+                    re.IGNORECASE)
+_PLACE_LEAD = re.compile(r"^(?:to|去|到|想去|前往|目的地(?:是)?[:：]?)\s*", re.IGNORECASE)
+_QR_RULES = (  # keyword in the model's question -> quick replies
+    (re.compile(r"budget|预算|花费|多少钱", re.IGNORECASE), _BUDGET_OPTIONS),
+    (re.compile(r"how many (?:days|nights)|how long|几天|多久|多长时间", re.IGNORECASE), _LENGTH_OPTIONS),
+    (re.compile(r"how many (?:people|travell?ers|adults|of you|persons)|who is travell?ing|几个人|几位|几人|多少人",
+                re.IGNORECASE), _TRAVELLER_OPTIONS),
+    (re.compile(r"\bwhen\b|dates?\b|什么时候|哪天|日期|出发时间", re.IGNORECASE), _DATE_OPTIONS),
+)
+
+
+def is_stop(text: str) -> bool:
+    """The user asks to end the questions ("that's enough", "just start", "可以了", "直接开始", "就这样")."""
+    s = unicodedata.normalize("NFKC", text or "").strip().replace("’", "'")
+    return bool(_STOP_EN.match(s) or _STOP_ZH.match(s))
+
+
+@lru_cache(maxsize=1)
+def _prompt_template() -> str:
+    return PROMPT_FILE.read_text(encoding="utf-8")
+
+
+def system_prompt(lang: str, *, today: date, round_no: int, max_rounds: int) -> str:
+    return _prompt_template().format(lang_name="Chinese" if lang == "zh" else "English", today=today.isoformat(),
+                                     round=round_no, max_rounds=max_rounds)
+
+
+FINAL_ROUND = ("This is the last round: do not ask anything more. Summarise now and end the reply with "
+               "[INTENT_READY] and the JSON block, listing as assumptions whatever is still unclear.")
+
+
+# --- slots --------------------------------------------------------------------------
+
+def _req(state: ClarifyState) -> TravelRequest | None:
+    return TravelRequest.model_validate(state.slots) if state.slots else None
+
+
+def _missing(req: TravelRequest | None) -> list[str]:
+    """The fields still to ask, in :data:`ASK_ORDER`."""
+    if req is None:
+        return list(ASK_ORDER)
+    out = []
+    if not req.destination_text:
+        out.append("destination")
+    if req.start_date is None or req.end_date is None:
+        out.append("dates")
+    if req.adults is None:
+        out.append("travellers")
+    if req.budget is None:
+        out.append("budget")
+    return out
+
+
+def _zh_int(text: str) -> int | None:
+    return int(text) if text.isdigit() else _ZH_DIGITS.get(text)
+
+
+def update_slots(req: TravelRequest | None, text: str, *, asked: list[str], today: date, places: Any) -> TravelRequest:
+    """The slots after the user's message: parsed (first message) or applied as an answer, then the bare answers
+    to the questions asked last ("Hangzhou", "2", "杭州")."""
+    if req is None:
+        return parse_request(text, today=today, places=places)
+    out = apply_answer(req, text, today=today, places=places)
+    bare = unicodedata.normalize("NFKC", text).strip(" ?？!！。.,，")
+    if "travellers" in asked and out.adults is None and (m := _COUNT.match(bare)):
+        if (n := _zh_int(m.group(1))) and 1 <= n <= 50:
+            out.adults, out.sources["adults"] = n, "user"
+    if "destination" in asked and not out.destination_text and bare and len(bare) <= 30 \
+            and not re.search(r"\d", bare) and not is_stop(bare):
+        phrase = re.split(r"[,，;；]|\bfrom\b|从", _PLACE_LEAD.sub("", bare), flags=re.IGNORECASE)[0].strip()
+        if phrase:
+            from navigo_core.providers.places import resolve_place
+
+            try:
+                out.destination = resolve_place(phrase, places, role="destination")
+            except (InputError, ProviderError):
+                out.destination = None
+            out.destination_text, out.sources["destination"] = phrase, "user"
+    return out
+
+
+def _days(req: TravelRequest) -> int:
+    return (req.end_date - req.start_date).days + 1 if req.start_date and req.end_date else 0
+
+
+def offline_summary(req: TravelRequest | None, lang: str) -> Summary:
+    """Objective, the constraints the user stated and the assumptions (defaults, open fields)."""
+    req = req or TravelRequest(raw_text="", lang=lang)
+    origin, dest = req.origin_text, req.destination_text
+    if origin and dest:
+        objective = t("clarify.objective.from_to", lang, origin=origin, destination=dest)
+    elif dest:
+        objective = t("clarify.objective.to", lang, destination=dest)
+    else:
+        objective = t("clarify.objective.any", lang)
+    constraints: list[str] = []
+    assumptions: list[str] = []
+    if req.start_date and req.end_date:
+        constraints.append(t("clarify.c.dates", lang, start=req.start_date.isoformat(), end=req.end_date.isoformat(),
+                             days=_days(req)))
+    elif req.start_date:
+        constraints.append(t("clarify.c.start", lang, start=req.start_date.isoformat()))
+        assumptions.append(t("clarify.a.no_length", lang))
+    else:
+        assumptions.append(t("clarify.a.no_dates", lang))
+    if req.adults is not None:
+        constraints.append(t("clarify.c.adults", lang, adults=req.adults))
+    else:
+        assumptions.append(t("clarify.a.adults", lang))
+    if req.children:
+        constraints.append(t("clarify.c.children", lang, children=req.children))
+    elif req.children is None or req.sources.get("children") == "default":
+        assumptions.append(t("clarify.a.children", lang))
+    if req.budget is not None:
+        constraints.append(t("clarify.c.budget", lang, budget=str(req.budget)))
+        if "request.note.currency_assumed" in req.notes:
+            assumptions.append(t("clarify.a.currency", lang, currency=req.budget.currency))
+    else:
+        assumptions.append(t("clarify.a.no_budget", lang))
+    if req.interests:
+        constraints.append(t("clarify.c.interests", lang, interests=", ".join(req.interests)))
+    if not dest:
+        assumptions.append(t("clarify.a.no_destination", lang))
+    return Summary(objective=objective, constraints=constraints, assumptions=assumptions)
+
+
+def summary_text(summary: Summary, lang: str, *, limited: bool = False) -> str:
+    """The summary as the user reads it."""
+    lines = [t("clarify.done.limited" if limited else "clarify.done.intro", lang), "", f"📋 {summary.objective}"]
+    lines += [f"- ✅ {c}" for c in summary.constraints]
+    if summary.assumptions:
+        lines += ["", t("clarify.done.assumptions", lang)]
+        lines += [f"- {a}" for a in summary.assumptions]
+    return "\n".join(lines)
+
+
+def request_text(req: TravelRequest | dict[str, Any] | None, lang: str, summary: Summary | None = None) -> str:
+    """A request the planner's ``parse_request`` reads back (origin, destination, dates, travellers, budget);
+    falls back to the summary's objective and constraints when the slots are empty."""
+    if isinstance(req, dict):
+        req = TravelRequest.model_validate(req) if req else None
+    if req is None or not (req.destination_text or req.start_date or req.budget):
+        if summary is None:
+            return ""
+        return "; ".join([summary.objective, *summary.constraints])
+    zh = lang == "zh"
+    parts: list[str] = []
+    if req.origin_text and req.destination_text:
+        parts.append(f"从{req.origin_text}到{req.destination_text}" if zh
+                     else f"From {req.origin_text} to {req.destination_text}")
+    elif req.destination_text:
+        parts.append(f"去{req.destination_text}" if zh else f"Trip to {req.destination_text}")
+    if req.start_date and req.end_date:
+        s, e = req.start_date.isoformat(), req.end_date.isoformat()
+        parts.append(f"{s}到{e}" if zh else f"{s} to {e}")
+    adults = req.adults or 1
+    children = req.children or 0
+    if zh:
+        parts.append(f"{adults}个大人" + (f"{children}个小孩" if children else ""))
+    else:
+        parts.append(f"{adults} adult{'s' if adults != 1 else ''}"
+                     + (f" and {children} child{'ren' if children != 1 else ''}" if children else ""))
+    if req.budget is not None:
+        amount = f"{req.budget.amount:.0f}"
+        parts.append(f"预算{amount} {req.budget.currency}" if zh else f"budget {amount} {req.budget.currency}")
+    return ("，" if zh else ", ").join(parts)
+
+
+def quick_replies_for(text: str, lang: str) -> list[str]:
+    """Predictable answers to the question(s) in ``text`` (budget ranges, trip lengths, traveller counts …)."""
+    lang = lang if lang in ("en", "zh") else "en"
+    out: list[str] = []
+    for rx, options in _QR_RULES:
+        if rx.search(text or ""):
+            out += options[lang]
+        if len(out) >= 6:
+            break
+    return out[:8]
+
+
+# --- the stream wrapper -----------------------------------------------------------------
+
+class ClarifyStream:
+    """An LLM turn: iterate for the text deltas (for ``st.write_stream``); then ``.turn`` and ``.state``.
+
+    LLM errors never escape: the turn becomes ``error`` (``.partial`` keeps the text already
+    streamed) and ``.state`` is the state as it was, so the same message can be retried.
+    """
+
+    def __init__(self, agent: ClarifyAgent, state: ClarifyState, user_text: str) -> None:
+        self._agent = agent
+        self._state = state
+        self._text = user_text
+        self._turn: Turn | None = None
+        self._new_state: ClarifyState | None = None
+        self._started = False
+        self.partial = ""  # what was streamed so far
+
+    @property
+    def done(self) -> bool:
+        return self._turn is not None
+
+    @property
+    def turn(self) -> Turn:
+        if self._turn is None:
+            raise RuntimeError("ClarifyStream.turn is available after the stream is exhausted")
+        return self._turn
+
+    @property
+    def state(self) -> ClarifyState:
+        if self._new_state is None:
+            raise RuntimeError("ClarifyStream.state is available after the stream is exhausted")
+        return self._new_state
+
+    def __iter__(self) -> Iterator[str]:
+        if self._started:
+            raise RuntimeError("a ClarifyStream can be iterated only once")
+        self._started = True
+        yield from self._run()
+
+    def _run(self) -> Iterator[str]:
+        agent, state, text = self._agent, self._state, self._text
+        lang = state.lang
+        round_no = state.rounds + 1
+        final = is_stop(text) or round_no >= agent.max_rounds
+        req = _req(state)
+        if not is_stop(text):
+            req = update_slots(req, text, asked=state.asked, today=agent.today, places=agent.places)
+        messages = [{"role": "system", "content": system_prompt(lang, today=agent.today, round_no=round_no,
+                                                                max_rounds=agent.max_rounds)}]
+        messages += [{"role": h.role, "content": h.content} for h in state.history]
+        messages.append({"role": "user", "content": text})
+        if final:
+            messages.append({"role": "system", "content": FINAL_ROUND})
+        full = ""
+        emitted = 0
+        try:
+            for delta in agent.llm.stream(messages):
+                full += delta
+                cut = marker_start(full)
+                upto = cut if cut >= 0 else len(full) - held_back(full)
+                if upto > emitted:
+                    piece = full[emitted:upto]
+                    emitted = upto
+                    self.partial += piece
+                    yield piece
+        except LLMError as exc:
+            log.warning("clarification stream failed: %s", exc)
+            self._turn = Turn(status="error", content=self.partial, error=exc.message(lang))
+            self._new_state = state
+            return
+        parsed = parse_reply(full)
+        summary = parsed.summary
+        if parsed.ready and summary is None:
+            summary = agent.repair(parsed.raw, parsed.error)
+        content = parsed.content
+        if summary is not None:
+            turn = Turn(status="done", content=content or summary_text(summary, lang), summary=summary)
+        elif final:
+            summary = offline_summary(req, lang)
+            limited = summary_text(summary, lang, limited=True)
+            turn = Turn(status="done", content=(content + "\n\n" + limited).strip() if not parsed.ready else limited,
+                        summary=summary)
+        else:
+            turn = Turn(status="asking", content=content, quick_replies=quick_replies_for(content, lang))
+        streamed = self.partial.rstrip()
+        if turn.content.startswith(streamed):
+            extra = turn.content[len(streamed):]
+            if extra.strip():
+                self.partial += extra
+                yield extra
+        self._turn = turn
+        self._new_state = _advance(state, text, turn, req, asked=_missing(req) if turn.status == "asking" else [])
+
+
+def _advance(state: ClarifyState, text: str, turn: Turn, req: TravelRequest | None, *, asked: list[str]) -> ClarifyState:
+    new = state.model_copy(deep=True)
+    new.rounds += 1
+    new.history += [HistoryTurn(role="user", content=text), HistoryTurn(role="assistant", content=turn.content)]
+    new.status = turn.status
+    new.summary = turn.summary
+    new.asked = asked
+    if req is not None:
+        new.slots = req.model_dump(mode="json")
+    return new
+
+
+# --- the agent ------------------------------------------------------------------------
+
+class ClarifyAgent:
+    """``llm`` None: offline mode only. ``places``: a PlaceProvider (default: from the settings)."""
+
+    def __init__(self, settings: Any = None, *, llm: Any = None, places: Any = None, today: date | None = None,
+                 max_rounds: int | None = None) -> None:
+        if settings is None:
+            from navigo_core.config import get_settings
+
+            settings = get_settings()
+        if places is None:
+            from navigo_core.providers.places import make_place_provider
+
+            places = make_place_provider(settings)
+        self.settings = settings
+        self.llm = llm
+        self.places = places
+        self._today = today
+        self.max_rounds = max_rounds or int(getattr(settings, "clarify_max_rounds", 5))
+
+    @property
+    def today(self) -> date:
+        return self._today or date.today()
+
+    def start(self, thread_id: str = "", text: str = "", *, lang: str | None = None,
+              mode: str | None = None) -> ClarifyState:
+        """A new state (mode ``llm`` when an LLM is configured, else ``offline``)."""
+        default = getattr(self.settings, "default_language", "en")
+        return ClarifyState(thread_id=thread_id, lang=lang or detect_lang(text, default=default),
+                            mode=mode or ("llm" if self.llm is not None else "offline"))
+
+    def turn(self, state: ClarifyState, user_text: str) -> tuple[Turn, ClarifyState]:
+        """One turn in the state's mode (LLM turns are consumed without streaming)."""
+        if state.mode == "llm" and self.llm is not None:
+            stream = self.stream_turn(state, user_text)
+            for _ in stream:
+                pass
+            return stream.turn, stream.state
+        return self.offline_turn(state, user_text)
+
+    def stream_turn(self, state: ClarifyState, user_text: str, llm: Any = None) -> ClarifyStream:
+        """An LLM turn to iterate (text deltas); ``.turn`` / ``.state`` after exhaustion."""
+        if llm is not None:
+            self.llm = llm
+        if self.llm is None:
+            raise ValueError("stream_turn needs an LLM client; use offline_turn without one")
+        return ClarifyStream(self, state, user_text)
+
+    def offline_turn(self, state: ClarifyState, user_text: str) -> tuple[Turn, ClarifyState]:
+        """Slot filling: 1–2 questions about what is missing, or ``done`` with the summary."""
+        lang = state.lang
+        stop = is_stop(user_text)
+        req = _req(state)
+        if not stop:
+            req = update_slots(req, user_text, asked=state.asked, today=self.today, places=self.places)
+        missing = _missing(req)
+        round_no = state.rounds + 1
+        if not missing:
+            summary = offline_summary(req, lang)
+            turn = Turn(status="done", content=summary_text(summary, lang), summary=summary)
+            return turn, _advance(state, user_text, turn, req, asked=[])
+        if stop or round_no >= self.max_rounds:
+            summary = offline_summary(req, lang)
+            turn = Turn(status="done", content=summary_text(summary, lang, limited=True), summary=summary)
+            return turn, _advance(state, user_text, turn, req, asked=[])
+        asked = missing[:2]
+        texts, quick = self._questions(req, asked, lang)
+        lead = t("clarify.intro", lang) if state.rounds == 0 else t("clarify.noted", lang)
+        turn = Turn(status="asking", content=" ".join([lead, *[f"❓ {q}" for q in texts]]), quick_replies=quick)
+        return turn, _advance(state, user_text, turn, req, asked=asked)
+
+    def _questions(self, req: TravelRequest | None, asked: list[str], lang: str) -> tuple[list[str], list[str]]:
+        lang = lang if lang in ("en", "zh") else "en"
+        req = req or TravelRequest(raw_text="", lang=lang)
+        planner_q = {q.field: q for q in questions_for(req, lang)}
+        texts: list[str] = []
+        quick: list[str] = []
+        for name in asked:
+            if name == "destination":
+                texts.append(t("clarify.q.destination_only" if req.origin_text else "clarify.q.destination", lang))
+            elif name == "dates":
+                q = planner_q.get("start_date") or planner_q.get("end_date")
+                if q is not None:
+                    texts.append(q.text)
+                    quick += q.options
+                else:
+                    texts.append(t("clarify.q.dates", lang))
+                    quick += _DATE_OPTIONS[lang]
+            elif name == "travellers":
+                texts.append(t("clarify.q.travellers", lang))
+                quick += _TRAVELLER_OPTIONS[lang]
+            elif name == "budget":
+                q = planner_q.get("budget")
+                texts.append(q.text if q is not None else t("clarify.q.budget", lang))
+                quick += _BUDGET_OPTIONS[lang] if q is None else q.options
+        return texts, quick
+
+    def repair(self, raw: str, error: str) -> Summary | None:
+        """One repair request for an invalid summary block (None when that fails too)."""
+        if self.llm is None:
+            return None
+        messages = [
+            {"role": "system", "content": "You fix malformed JSON. Return only the corrected summary object with the "
+                                          "keys objective (string), constraints (list of strings) and assumptions "
+                                          "(list of strings), keeping the original wording."},
+            {"role": "user", "content": f"This summary block is not valid ({error}):\n\n{raw}"},
+        ]
+        try:
+            return self.llm.structured(messages, Summary)
+        except LLMError as exc:
+            log.warning("summary repair failed: %s", exc)
+            return None
+        except Exception as exc:  # a bad reply must never crash the chat
+            log.warning("summary repair failed: %s: %s", type(exc).__name__, exc)
+            return None
+
+
+__all__ = ["ASK_ORDER", "DEFAULT_CURRENCY", "ClarifyAgent", "ClarifyStream", "is_stop", "offline_summary",
+           "quick_replies_for", "request_text", "summary_text", "system_prompt", "update_slots"]

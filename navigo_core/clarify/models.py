@@ -1,0 +1,74 @@
+"""The clarification's state, turns and summary (plain pydantic models, JSON-ready)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+TurnStatus = Literal["asking", "done", "error"]
+Mode = Literal["llm", "offline"]
+
+
+class Summary(BaseModel):
+    """What the clarification hands on: one objective, the hard constraints and the assumptions made."""
+
+    objective: str = Field(min_length=1, description="one sentence: what the user wants to achieve")
+    constraints: list[str] = Field(default_factory=list, description="hard constraints: budget, dates, scope …")
+    assumptions: list[str] = Field(default_factory=list, description="assumptions made for what is not stated")
+
+    @field_validator("constraints", "assumptions", mode="before")
+    @classmethod
+    def _listify(cls, v: Any) -> Any:
+        if v is None:
+            return []
+        if isinstance(v, str):
+            return [v] if v.strip() else []
+        if isinstance(v, list):
+            return [str(x) for x in v if str(x).strip()]
+        return v
+
+
+class HistoryTurn(BaseModel):
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class Turn(BaseModel):
+    """One answer of the clarification agent."""
+
+    status: TurnStatus
+    content: str = ""  # the reply text shown to the user (marker and JSON removed)
+    summary: Summary | None = None  # when done
+    quick_replies: list[str] = Field(default_factory=list)
+    error: str | None = None  # a readable message when status is error
+
+    def frame(self) -> dict[str, Any]:
+        """The JSON status frame ``{"status", "content", "summary"?, "quick_replies"?, "error"?}``."""
+        out: dict[str, Any] = {"status": self.status, "content": self.content}
+        if self.status == "done" and self.summary is not None:
+            out["summary"] = self.summary.model_dump()
+        if self.quick_replies:
+            out["quick_replies"] = list(self.quick_replies)
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class ClarifyState(BaseModel):
+    """The state of one clarification (kept per chat thread, as JSON)."""
+
+    thread_id: str = ""
+    rounds: int = 0  # user turns answered so far
+    lang: str = "en"
+    mode: Mode = "offline"
+    slots: dict[str, Any] = Field(default_factory=dict)  # a TravelRequest dumped as JSON (rule-based slots)
+    asked: list[str] = Field(default_factory=list)  # the fields asked in the last turn
+    history: list[HistoryTurn] = Field(default_factory=list)
+    status: TurnStatus | Literal["new"] = "new"
+    summary: Summary | None = None
+
+    @property
+    def active(self) -> bool:
+        """The clarification still runs (a new message continues it)."""
+        return self.status in ("new", "asking", "error")
