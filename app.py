@@ -11,8 +11,8 @@ st.set_page_config(page_title="NaviGo Workbench", page_icon="🧭", layout="wide
 leaflet_prefix()  # serve Leaflet locally before any map renders
 render_sidebar()
 
-# Only pages that work are listed; Chat joins when it is built.
 pages = [
+    st.Page("app_pages/chat.py", title=tr("app.page.chat"), icon=":material/forum:", url_path="chat"),
     st.Page("app_pages/plan.py", title=tr("app.page.plan"), icon=":material/luggage:", url_path="plan"),
     st.Page("app_pages/route.py", title=tr("app.page.route"), icon=":material/route:", url_path="route"),
     st.Page("app_pages/router_lab.py", title=tr("app.page.router_lab"), icon=":material/science:", url_path="router-lab"),

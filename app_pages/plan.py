@@ -70,6 +70,12 @@ def _open_saved() -> None:
         S["plan_text"] = saved["request_text"]
 
 
+# ---------- hand-off from the chat: pre-fill and run ----------
+prefill = S.pop("plan.prefill", None)
+if prefill:
+    S["plan_text"] = prefill
+    S["plan_input_mode"] = "text"
+
 # ---------- input ----------
 st.title(tr("plan.page.title"))
 st.caption(tr("plan.page.intro"))
@@ -108,7 +114,10 @@ col_run, col_refine = st.columns([1, 1])
 run_clicked = col_run.button(tr("plan.page.run"), key="plan_run", type="primary", width="stretch")
 refine_clicked = col_refine.button(tr("plan.page.refine"), key="plan_refine", width="stretch",
                                    disabled="plan.state" not in S, help=tr("plan.page.refine_help"))
-if run_clicked or refine_clicked:
+if prefill:
+    if _run(prefill):
+        st.rerun()
+elif run_clicked or refine_clicked:
     if not text:
         st.warning(tr("plan.page.empty"), icon="✍️")
     else:

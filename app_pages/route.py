@@ -67,6 +67,18 @@ def _open_saved() -> None:
     S.pop("route.error", None)
 
 
+# ---------- hand-off from the chat: the parsed stops, ready to optimise ----------
+_prefill = S.pop("route.prefill", None)
+if _prefill:
+    _req = RouteRequest.model_validate(_prefill)
+    S["route_origin_mode"] = "fixed"
+    S["route_origin"] = _req.origin
+    S["route_destination"] = _req.destination
+    S["route_strategy"] = _req.strategy
+    _set_rows(rows_from_request(_req))
+    S.pop("route.result", None)
+    S.pop("route.error", None)
+
 # ---------- inputs ----------
 st.title(tr("route.page.title"))
 st.caption(tr("route.page.intro"))

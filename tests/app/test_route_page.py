@@ -104,7 +104,7 @@ def test_app_shell_lists_route_page_and_engines(folium_mock: MagicMock) -> None:
     zh.session_state["lang"] = "zh"
     zh.run()
     assert "离线地名库" in " ".join(c.value for c in zh.sidebar.caption)
-    assert zh.title[0].value == "规划行程"  # the default page
+    assert zh.title[0].value == "圆桌对话"  # the default page: Chat
 
 
 def test_route_page_with_osrm_and_fallback_on_failure(folium_mock: MagicMock, fake_osrm, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ REQUEST = "From Shanghai to Hangzhou, May 1 to May 5, 2 adults, budget 6000 CNY,
 
 def test_plan_page_runs_a_plan_and_exports(app_server: AppServer, offline_page: OfflinePage) -> None:
     page = offline_page.page
-    page.goto(app_server.url + "/")  # the default page is served at the root
+    page.goto(app_server.url + "/plan")
     wait_for_app(page)
     page.get_by_label("Your trip").fill(REQUEST)
     page.get_by_role("button", name="Plan it").click()

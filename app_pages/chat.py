@@ -1,0 +1,155 @@
+"""Chat page: the front door. Every message goes through the chat service
+(risk guard → gate → scene / clarification); the page only renders.
+
+The thread id and the owner id live in the URL query parameters, so a refresh
+restores the conversation, and a fresh tab (no parameters) starts its own.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import streamlit as st
+
+from navigo_core.chat import ChatService
+from navigo_core.errors import NavigoError
+from ui.context import gate_context, llm_client, settings, show_error, store, tr
+
+S = st.session_state
+Q = st.query_params
+
+
+@st.cache_resource
+def _service() -> ChatService:
+    return ChatService(store(), settings(), llm=llm_client(), gate_context=gate_context())
+
+
+service = _service()
+owner = Q.get("u") or uuid.uuid4().hex[:16]
+if Q.get("u") != owner:
+    Q["u"] = owner
+thread_id = Q.get("thread")
+if not thread_id or store().threads.get(thread_id, owner=owner) is None:  # unknown, or another session's
+    thread_id = service.new_thread(owner)
+    Q["thread"] = thread_id
+
+
+def _new_conversation() -> None:
+    Q["thread"] = service.new_thread(owner)
+    S.pop("chat.pending", None)
+
+
+def _open(tid: str) -> None:
+    Q["thread"] = tid
+    S.pop("chat.pending", None)
+
+
+def _submit() -> None:
+    text = (S.get("chat_input") or "").strip()
+    if text:
+        S["chat.pending"] = text
+
+
+def _quick(text: str) -> None:
+    S["chat.pending"] = text
+
+
+def _retry() -> None:
+    S["chat.pending"] = ("__retry__", thread_id)
+
+
+def _offline() -> None:
+    S["chat.pending"] = ("__offline__", thread_id)
+
+
+def _handoff_plan(request_text: str) -> None:
+    S["plan.prefill"] = request_text
+
+
+def _handoff_route(route_request: dict[str, Any]) -> None:
+    S["route.prefill"] = route_request
+
+
+with st.sidebar:
+    st.button(tr("chatpage.new"), key="chat_new", on_click=_new_conversation, icon=":material/add:", width="stretch")
+    st.markdown(f"**{tr('chatpage.history')}**")
+    for t in service.threads(owner)[:20]:
+        if t["id"] == Q.get("thread"):
+            st.caption(f"▸ {t['title'] or tr('chatpage.untitled')}")
+        elif t["title"]:
+            st.button(t["title"][:40], key=f"chat_thread_{t['id']}", on_click=_open, args=(t["id"],),
+                      type="tertiary")
+
+st.title(tr("chatpage.title"))
+st.caption(tr("chatpage.intro"))
+
+
+def caption(meta: dict[str, Any] | None) -> None:
+    d = (meta or {}).get("decision")
+    if d:
+        st.caption(tr("chatpage.decision", layer=d.get("layer", "—"), intent=d.get("intent") or "—",
+                      confidence=d.get("confidence") or "—", scene=d.get("scene", "—"),
+                      ms=f"{d.get('latency_ms', 0):.1f}"))
+
+
+history = service.history(thread_id)
+for m in history:
+    with st.chat_message("user" if m["role"] == "user" else "assistant"):
+        st.markdown(m["content"] or "…")
+        if m["role"] != "user":
+            caption(m.get("meta"))
+
+pending = S.pop("chat.pending", None)
+busy = pending is not None
+st.chat_input(tr("chatpage.placeholder"), key="chat_input", on_submit=_submit, disabled=busy)
+
+if pending is not None:
+    try:
+        if isinstance(pending, tuple):
+            action, tid = pending
+            reply = service.retry(tid) if action == "__retry__" else service.continue_offline(tid)
+        else:
+            with st.chat_message("user"):
+                st.markdown(pending)
+            reply = service.send(thread_id, pending)
+        with st.chat_message("assistant"):
+            if reply.stream is not None:
+                st.write_stream(reply.stream)
+            else:
+                st.markdown(reply.text)
+    except NavigoError as exc:
+        show_error(exc)
+    st.rerun()  # redraw from the store: the input is enabled again, nothing kept in session state
+
+last = history[-1] if history else None
+if last is not None and last["role"] != "user":
+    meta = last.get("meta") or {}
+    status = last.get("status")
+    if status == "error":
+        st.error(meta.get("error") or tr("chatpage.error"), icon="⚠️")
+        c1, c2 = st.columns(2)
+        c1.button(tr("chatpage.retry"), key="chat_retry", on_click=_retry)
+        c2.button(tr("chatpage.offline"), key="chat_offline", on_click=_offline)
+    quick = meta.get("quick_replies") or []
+    if quick and status == "asking":
+        with st.container(horizontal=True, key="chat_quick"):
+            for i, q in enumerate(quick):
+                st.button(q, key=f"chat_quick_{i}", on_click=_quick, args=(q,))
+    handoff = meta.get("handoff") or {}
+    if handoff.get("kind") == "plan":
+        summary = meta.get("summary") or {}
+        with st.container(border=True, key="chat_summary"):
+            st.markdown(f"**{tr('chatpage.summary')}**")
+            st.markdown(f"- {tr('chatpage.objective')}: {summary.get('objective', '')}")
+            for c in summary.get("constraints", []):
+                st.markdown(f"- {tr('chatpage.constraint')}: {c}")
+            for a in summary.get("assumptions", []):
+                st.markdown(f"- {tr('chatpage.assumption')}: {a}")
+        if st.button(tr("chatpage.start_planning"), key="chat_start_planning", type="primary",
+                     on_click=_handoff_plan, args=(handoff.get("request_text", ""),)):
+            st.switch_page("app_pages/plan.py")
+    elif handoff.get("kind") == "route":
+        if st.button(tr("chatpage.open_route"), key="chat_open_route", type="primary",
+                     on_click=_handoff_route, args=(handoff.get("route_request") or {},)):
+            st.switch_page("app_pages/route.py")
