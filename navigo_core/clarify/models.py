@@ -44,14 +44,11 @@ class Turn(BaseModel):
     error: str | None = None  # a readable message when status is error
 
     def frame(self) -> dict[str, Any]:
-        """The JSON status frame ``{"status", "content", "summary"?, "quick_replies"?, "error"?}``."""
-        out: dict[str, Any] = {"status": self.status, "content": self.content}
+        """The CLI's JSON status frame, exactly ``{"status", "content", "summary"?}``: the summary
+        only when done; on an error the content is the readable error message."""
+        out: dict[str, Any] = {"status": self.status, "content": self.content or (self.error or "")}
         if self.status == "done" and self.summary is not None:
             out["summary"] = self.summary.model_dump()
-        if self.quick_replies:
-            out["quick_replies"] = list(self.quick_replies)
-        if self.error:
-            out["error"] = self.error
         return out
 
 

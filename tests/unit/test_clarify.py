@@ -209,4 +209,5 @@ def test_cli_prints_one_frame_per_turn() -> None:
     frames = [json.loads(line) for line in out.splitlines()]
     assert [f["status"] for f in frames] == ["asking"] * 4 + ["done"]
     assert "summary" not in frames[0] and frames[-1]["summary"]["objective"] == "规划从上海到杭州的行程"
+    assert all(set(f) == {"status", "content"} for f in frames[:-1]) and set(frames[-1]) == {"status", "content", "summary"}
     assert "杭州" in out  # ensure_ascii=False
