@@ -86,17 +86,26 @@ st.caption(tr("chatpage.intro"))
 
 
 def caption(meta: dict[str, Any] | None) -> None:
+    """The routing decision under a reply: the layer (or gate step) that decided, intent, scene, latency."""
     d = (meta or {}).get("decision")
     if d:
-        st.caption(tr("chatpage.decision", layer=d.get("layer", "—"), intent=d.get("intent") or "—",
-                      confidence=d.get("confidence") or "—", scene=d.get("scene", "—"),
-                      ms=f"{d.get('latency_ms', 0):.1f}"))
+        by = d.get("layer") or tr(f"chatpage.step.{d.get('step') or 'none'}")
+        intent = d.get("intent") or "—"
+        if d.get("confidence"):
+            intent += f" ({d['confidence']})"
+        st.caption(tr("chatpage.decision", layer=by, intent=intent, scene=d.get("scene", "—"),
+                      ms=f"{d.get('latency_ms') or 0:.1f}"))
+
+
+def show(text: str) -> None:
+    """Markdown with the reply's line breaks kept (questions on their own lines)."""
+    st.markdown((text or "…").replace("\n", "  \n"))
 
 
 history = service.history(thread_id)
 for m in history:
     with st.chat_message("user" if m["role"] == "user" else "assistant"):
-        st.markdown(m["content"] or "…")
+        show(m["content"])
         if m["role"] != "user":
             caption(m.get("meta"))
 
@@ -111,13 +120,13 @@ if pending is not None:
             reply = service.retry(tid) if action == "__retry__" else service.continue_offline(tid)
         else:
             with st.chat_message("user"):
-                st.markdown(pending)
+                show(pending)
             reply = service.send(thread_id, pending)
         with st.chat_message("assistant"):
             if reply.stream is not None:
                 st.write_stream(reply.stream)
             else:
-                st.markdown(reply.text)
+                show(reply.text)
     except NavigoError as exc:
         show_error(exc)
     st.rerun()  # redraw from the store: the input is enabled again, nothing kept in session state
