@@ -15,6 +15,8 @@ pages = [
     st.Page("app_pages/chat.py", title=tr("app.page.chat"), icon=":material/forum:", url_path="chat"),
     st.Page("app_pages/plan.py", title=tr("app.page.plan"), icon=":material/luggage:", url_path="plan"),
     st.Page("app_pages/route.py", title=tr("app.page.route"), icon=":material/route:", url_path="route"),
+    st.Page("app_pages/approvals.py", title=tr("app.page.approvals"), icon=":material/approval:", url_path="approvals"),
+    st.Page("app_pages/reimbursement.py", title=tr("app.page.reimbursement"), icon=":material/receipt_long:", url_path="reimbursement"),
     st.Page("app_pages/router_lab.py", title=tr("app.page.router_lab"), icon=":material/science:", url_path="router-lab"),
 ]
 st.navigation(pages).run()

@@ -156,7 +156,7 @@ class ChatService:
             if clarify is not None and clarify.active and not is_switch(text):  # (3) resume the clarification
                 return self._clarify(thread_id, text, clarify, self._resume_decision(text))
             flow = thread_state.get("active_flow")
-            context = replace(self.gate_context, active_flow=ActiveFlow(**flow) if flow else None)
+            context = replace(self.gate_context, active_flow=ActiveFlow(**flow) if flow else None, store=self.store)
             decision, scene_reply = handle_message(text, context)
             if decision.scene_id == TRIP_SCENE:
                 state = self.agent.start(thread_id, text, lang=decision.lang)

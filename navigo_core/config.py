@@ -101,6 +101,12 @@ class Settings(BaseSettings):
         description="Most questioning rounds of the chat's trip clarification; then it ends with the assumptions listed.",
     )
 
+    # --- travel policy ---
+    employee_grade: str = Field(
+        "", description="The user's employee grade in the travel policy (e.g. G3). Empty: unknown; the policy chat asks once."
+    )
+    travel_policy_file: str = Field("", description="Path of the travel policy YAML; empty: the shipped default")
+
     # --- route ---
     route_max_stops: int = Field(50, ge=1, le=500, description="Most stops one route request may hold.")
     solver_time_limit_s: float = Field(1.0, gt=0, description="Time limit of the heuristic solver for large routes.")

@@ -151,6 +151,7 @@ class PlannerState(BaseModel):
     output_checked: bool = False
     safety_flags: list[str] = Field(default_factory=list)
     validation: list[Violation] | None = None
+    policy_excesses: list[dict] | None = None  # travel-policy excesses of the plan (policy_check agent)
     decision_log: list[DecisionLogEntry] = Field(default_factory=list)
     status: Status = "running"
 

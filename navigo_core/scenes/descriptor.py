@@ -358,6 +358,8 @@ class GateContext:
     lang: str | None = None
     active_flow: ActiveFlow | None = None
     registry: SceneRegistry | None = None
+    store: Any | None = None  # the app's Store, for scenes that keep records (applications, claims)
+    user: str | None = None  # the traveller the conversation belongs to (None: the default user)
     decision: GateDecision | None = None  # set by run_scene for the handler (why it was chosen)
 
     def __post_init__(self) -> None:

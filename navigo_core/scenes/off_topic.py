@@ -2,9 +2,9 @@
 
 Step 1 of the gate uses this scene's rule: the categories in
 ``off_topic_rules.yaml`` whose ``gate`` is true (coding, maths homework, stock
-tips, recipes). The intent router also maps back-office travel intents that
-NaviGo does not serve (expense claims, approvals, bookings) here; the
-categories with ``gate: false`` only word the reply for those.
+tips, recipes). Back-office travel intents (applications, approvals, expense
+claims, bookings) have their own scenes now; the categories with ``gate: false``
+only word a reply that reaches this scene some other way.
 """
 
 from __future__ import annotations
@@ -92,11 +92,7 @@ SCENE = SceneDescriptor(
     label="scene.off_topic.label",
     signal_keywords=(),
     gate=GateRule(mode=GateMode.OFF_TOPIC, matcher=_gate_matcher),
-    route=SceneRoute(
-        kind=RouteKind.OFF_TOPIC,
-        intents=("reimbursement", "approval_query", "travel_application", "travel_cancel", "travel_modify",
-                 "travel_order_query", "booking"),
-    ),
+    route=SceneRoute(kind=RouteKind.OFF_TOPIC, intents=()),
     handler=handle,
     priority=0,
     prompt_fragment="scene.off_topic.prompt",

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import (
     Column,
+    Date,
     DateTime,
     Engine,
     Float,
@@ -107,6 +108,61 @@ messages = Table(
 )
 
 
+# --- business travel: applications, their audit trail, expense claims (navigo_core.applications / expenses) ---
+# One row per travel application; ``number`` is the user-facing id (TA-2026-0001). Lists are JSON text.
+applications = Table(
+    "applications",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("number", String(20), nullable=False, unique=True),
+    Column("owner", String(100), nullable=False, index=True),
+    Column("traveller", String(200), nullable=False),
+    Column("purpose", Text, nullable=False, default=""),
+    Column("origin", String(200), nullable=False, default=""),
+    Column("cities_json", Text, nullable=False),  # display names
+    Column("aliases_json", Text, nullable=False),  # every name a city is known by (for "my Hangzhou trip")
+    Column("start_date", Date, nullable=True),
+    Column("end_date", Date, nullable=True),
+    Column("estimated_cost", Float, nullable=True),
+    Column("currency", String(3), nullable=False, default="CNY"),
+    Column("excesses_json", Text, nullable=False),  # policy excesses, each with its justification
+    Column("status", String(20), nullable=False, index=True),
+    Column("approver", String(100), nullable=True),
+    Column("decision_comment", Text, nullable=True),
+    Column("plan_id", String(36), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# Who changed what and when: one row per change of an application (``changes_json``: [{field, old, new}]).
+application_audit = Table(
+    "application_audit",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("application_id", String(36), ForeignKey("applications.id", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("actor", String(100), nullable=False),
+    Column("action", String(30), nullable=False),
+    Column("changes_json", Text, nullable=False),
+    Column("comment", Text, nullable=True),
+)
+
+# Saved expense claims: the checked items and the summary, as JSON.
+claims = Table(
+    "claims",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("owner", String(100), nullable=False, index=True),
+    Column("application_number", String(20), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("total", Float, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("items_json", Text, nullable=False),
+    Column("summary_json", Text, nullable=False),
+)
+
+
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -138,6 +194,8 @@ class Store:
         self.events = EventRepo(engine)
         self.plans = PlanRepo(engine)
         self.threads = ThreadRepo(engine)
+        self.applications = ApplicationRepo(engine)
+        self.claims = ClaimRepo(engine)
 
     @classmethod
     def from_url(cls, url: str) -> "Store":
@@ -416,3 +474,133 @@ class ThreadRepo:
         with self.engine.connect() as conn:
             raw = conn.execute(select(threads.c.state_json).where(threads.c.id == thread_id)).scalar()
         return json.loads(raw) if raw else {}
+
+
+# --- business travel repositories ---------------------------------------------------
+
+def _app_row(row: Any) -> dict[str, Any]:
+    out = dict(row._mapping)
+    for key in ("cities", "aliases", "excesses"):
+        out[key] = json.loads(out.pop(f"{key}_json") or "[]")
+    return out
+
+
+class ApplicationRepo:
+    """Travel applications and their audit trail (rules live in navigo_core.applications)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def next_number(self, year: int) -> str:
+        prefix = f"TA-{year}-"
+        with self.engine.connect() as conn:
+            last = conn.execute(select(func.max(applications.c.number))
+                                .where(applications.c.number.like(prefix + "%"))).scalar()
+        seq = int(last.rsplit("-", 1)[1]) + 1 if last else 1
+        return f"{prefix}{seq:04d}"
+
+    def insert(self, values: Mapping[str, Any], *, actor: str, action: str = "create",
+               changes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Insert an application (``values`` with ``cities``/``aliases``/``excesses`` as lists); audited."""
+        row = dict(values)
+        row.setdefault("id", str(uuid.uuid4()))
+        now = row.setdefault("created_at", _utcnow())
+        row.setdefault("updated_at", now)
+        for key in ("cities", "aliases", "excesses"):
+            row[f"{key}_json"] = json.dumps(row.pop(key, []) or [], ensure_ascii=False, default=str)
+        with self.engine.begin() as conn:
+            conn.execute(applications.insert().values(**row))
+            conn.execute(application_audit.insert().values(
+                application_id=row["id"], at=now, actor=str(actor)[:100], action=action,
+                changes_json=json.dumps(changes or [], ensure_ascii=False, default=str), comment=None))
+        got = self.get(row["id"])
+        assert got is not None
+        return got
+
+    def update(self, app_id: str, values: Mapping[str, Any], *, actor: str, action: str,
+               changes: list[dict[str, Any]], comment: str | None = None, at: datetime | None = None) -> dict[str, Any]:
+        """Change an application and record one audit row (who, when, what: field old → new)."""
+        row = dict(values)
+        for key in ("cities", "aliases", "excesses"):
+            if key in row:
+                row[f"{key}_json"] = json.dumps(row.pop(key) or [], ensure_ascii=False, default=str)
+        now = at or _utcnow()
+        row["updated_at"] = now
+        with self.engine.begin() as conn:
+            conn.execute(applications.update().where(applications.c.id == app_id).values(**row))
+            conn.execute(application_audit.insert().values(
+                application_id=app_id, at=now, actor=str(actor)[:100], action=action,
+                changes_json=json.dumps(changes, ensure_ascii=False, default=str), comment=comment))
+        got = self.get(app_id)
+        if got is None:
+            raise KeyError(f"no application {app_id!r}")
+        return got
+
+    def get(self, app_id: str) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(applications).where(applications.c.id == app_id)).first()
+        return _app_row(row) if row is not None else None
+
+    def get_by_number(self, number: str) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(applications).where(applications.c.number == number.upper())).first()
+        return _app_row(row) if row is not None else None
+
+    def list(self, owner: str | None = None, statuses: tuple[str, ...] | None = None,
+             limit: int = 200) -> list[dict[str, Any]]:
+        """Newest first; filtered by owner and/or status."""
+        stmt = select(applications)
+        if owner is not None:
+            stmt = stmt.where(applications.c.owner == str(owner)[:100])
+        if statuses:
+            stmt = stmt.where(applications.c.status.in_(statuses))
+        stmt = stmt.order_by(applications.c.created_at.desc(), applications.c.number.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            return [_app_row(r) for r in conn.execute(stmt)]
+
+    def audit(self, app_id: str) -> list[dict[str, Any]]:
+        """The audit trail, oldest first: at, actor, action, changes (list), comment."""
+        stmt = select(application_audit).where(application_audit.c.application_id == app_id).order_by(
+            application_audit.c.id)
+        with self.engine.connect() as conn:
+            rows = [dict(r._mapping) for r in conn.execute(stmt)]
+        for row in rows:
+            row["changes"] = json.loads(row.pop("changes_json") or "[]")
+        return rows
+
+
+class ClaimRepo:
+    """Saved expense claims."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def save(self, owner: str, items: list[Any], summary: Mapping[str, Any], *,
+             application_number: str | None = None) -> str:
+        claim_id = str(uuid.uuid4())
+        with self.engine.begin() as conn:
+            conn.execute(claims.insert().values(
+                id=claim_id, owner=str(owner)[:100], application_number=application_number, created_at=_utcnow(),
+                total=float(summary.get("total", 0.0) or 0.0), currency=str(summary.get("currency", "CNY"))[:3],
+                items_json=json.dumps(items, ensure_ascii=False, default=str),
+                summary_json=json.dumps(dict(summary), ensure_ascii=False, default=str)))
+        return claim_id
+
+    def list(self, owner: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first: id, owner, application_number, created_at, total, currency."""
+        stmt = select(claims.c.id, claims.c.owner, claims.c.application_number, claims.c.created_at, claims.c.total,
+                      claims.c.currency)
+        if owner is not None:
+            stmt = stmt.where(claims.c.owner == str(owner)[:100])
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt.order_by(claims.c.created_at.desc()).limit(limit))]
+
+    def get(self, claim_id: str) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(claims).where(claims.c.id == claim_id)).first()
+        if row is None:
+            return None
+        out = dict(row._mapping)
+        out["items"] = json.loads(out.pop("items_json"))
+        out["summary"] = json.loads(out.pop("summary_json"))
+        return out

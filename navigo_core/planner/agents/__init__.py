@@ -12,6 +12,7 @@ from navigo_core.planner.agents import (
     form_completer,
     itinerary,
     packing,
+    policy_check,
     preference,
     requirement_parser,
     risk_guard,
@@ -22,6 +23,6 @@ from navigo_core.planner.agents import (
 
 #: In routing order: the supervisor starts every agent whose ``ready`` holds, as soon as it holds.
 AGENTS = {m.NAME: m for m in (risk_guard, risk_guard_llm, requirement_parser, form_completer, preference, destination, flights,
-                              weather, itinerary, budget, packing, synthesizer)}
+                              weather, itinerary, budget, policy_check, packing, synthesizer)}
 
 __all__ = ["AGENTS"]

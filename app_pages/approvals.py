@@ -1,0 +1,129 @@
+"""Approvals page: the approver decides on submitted travel applications; every application and its history.
+
+Thin: widgets → navigo_core.applications.ApplicationService → render. The service enforces every rule
+(status transitions, a rejection needs a comment); this page only shows its answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from navigo_core.applications import Application, ApplicationService, card_text
+from navigo_core.errors import NavigoError
+from navigo_core.i18n import t
+from ui.context import lang, store, tr
+
+APPROVER = "approver"  # the acting user on this page
+S = st.session_state
+L = lang()
+
+
+def _service() -> ApplicationService:
+    return ApplicationService(store())
+
+
+# ---------- callbacks (run before the page is drawn again) ----------
+def _decide(number: str, approve: bool) -> None:
+    comment = (S.get(f"approval_comment_{number}") or "").strip()
+    S.pop(f"approvals.msg.{number}", None)
+    if not approve and not comment:
+        S[f"approvals.msg.{number}"] = tr("approvals.page.reject_needs_comment", number=number)
+        return
+    try:
+        if approve:
+            _service().approve(number, approver=APPROVER, comment=comment)
+        else:
+            _service().reject(number, approver=APPROVER, comment=comment)
+    except NavigoError as exc:
+        S[f"approvals.msg.{number}"] = exc.message(lang())
+        return
+    S["approvals.flash"] = tr("approvals.page.approved" if approve else "approvals.page.rejected", number=number)
+    S.pop(f"approval_comment_{number}", None)
+
+
+def _changes_text(changes: list[Any]) -> str:
+    parts = []
+    for c in changes:
+        field, old, new = c.field, c.old, c.new
+        if field == "status":
+            old = t(f"application.status.{old}", L) if old else "—"
+            new = t(f"application.status.{new}", L) if new else "—"
+        parts.append(f"{field}: {'—' if old in (None, '', []) else old} → {'—' if new in (None, '', []) else new}")
+    return "; ".join(parts)
+
+
+def _cost(app: Application) -> str:
+    return f"{app.estimated_cost:,.0f} {app.currency}" if app.estimated_cost else "—"
+
+
+# ---------- page ----------
+st.title(tr("approvals.page.title"))
+st.caption(tr("approvals.page.intro"))
+st.caption(tr("approvals.page.acting_as", user=APPROVER))
+service = _service()
+
+flash = S.pop("approvals.flash", None)
+if flash:
+    st.success(flash, icon="✅")
+
+st.subheader(tr("approvals.page.pending"))
+pending = service.pending()
+if not pending:
+    st.info(tr("approvals.page.none_pending"), icon="📭")
+for app in pending:
+    n = app.number
+    with st.container(border=True, key=f"approval_{n}"):
+        st.markdown(card_text(app, L))
+        if app.excesses:
+            st.markdown(f"**{tr('approvals.page.justification')}**")
+            for e in app.excesses:
+                over = f" (+{e.amount_over:,.0f} {e.currency})" if e.amount_over else ""
+                why = e.justification or t("application.card.no_justification", L)
+                st.markdown(f"- `{e.rule_id}` {e.rule_text(L)}{over}: _{why}_")
+        st.text_input(tr("approvals.page.comment"), key=f"approval_comment_{n}",
+                      placeholder=tr("approvals.page.comment_placeholder"))
+        c1, c2, _ = st.columns([1, 1, 4])
+        c1.button(tr("approvals.page.approve"), key=f"approval_approve_{n}", type="primary", on_click=_decide,
+                  args=(n, True), width="stretch")
+        c2.button(tr("approvals.page.reject"), key=f"approval_reject_{n}", on_click=_decide, args=(n, False),
+                  width="stretch")
+        msg = S.get(f"approvals.msg.{n}")
+        if msg:
+            st.error(msg, icon="⚠️")
+
+st.subheader(tr("approvals.page.all"))
+every = service.list()
+if not every:
+    st.caption(tr("approvals.page.none"))
+else:
+    rows = [{
+        tr("approvals.page.col.number"): a.number,
+        tr("approvals.page.col.traveller"): a.traveller,
+        tr("approvals.page.col.status"): t(f"application.status.{a.status}", L),
+        tr("approvals.page.col.dates"): a.dates_text(),
+        tr("approvals.page.col.cities"): "、".join(a.cities) or "—",
+        tr("approvals.page.col.cost"): _cost(a),
+        tr("approvals.page.col.comment"): a.decision_comment or "",
+    } for a in every]
+    with st.container(key="approvals_all_box"):
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+    with st.expander(tr("approvals.page.audit"), key="approvals_audit_box"):
+        for a in every:
+            st.markdown(f"**{a.number}** · {a.short()} · {t(f'application.status.{a.status}', L)}")
+            trail = service.audit(a.number)
+            if not trail:
+                st.caption(tr("approvals.page.no_audit"))
+                continue
+            audit_rows = [{
+                tr("approvals.page.col.at"): e.at.strftime("%Y-%m-%d %H:%M:%S"),
+                tr("approvals.page.col.actor"): e.actor,
+                tr("approvals.page.col.action"): t(f"application.action.{e.action}", L),
+                tr("approvals.page.col.changes"): _changes_text(e.changes),
+                tr("approvals.page.col.comment"): e.comment or "",
+            } for e in trail]
+            with st.container(key=f"approvals_audit_{a.number}"):
+                st.dataframe(pd.DataFrame(audit_rows), hide_index=True, width="stretch")

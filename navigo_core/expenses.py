@@ -1,0 +1,334 @@
+"""Expense items of a business trip: CSV import, policy checks, the claim summary, CSV export.
+
+* :class:`ExpenseItem` ``(date, city, category, amount, currency, note, receipt)``.
+* :func:`import_csv` ``(bytes | str) -> list[ExpenseItem]`` — English or Chinese headers; every bad row is
+  reported (row number, column, value) in one :class:`ExpenseImportError`.
+* :func:`check_items` ``(items, policy, grade, application=None)`` — each item against the travel policy
+  (``navigo_core.policy.check_expense``) and, when given, the approved application (outside its dates /
+  cities); a missing receipt is flagged too.
+* :func:`claim_summary` — totals by category, excesses, missing receipts, items outside the application.
+* :func:`to_csv` — the checked items as CSV (UTF-8 with BOM, opens in Excel).
+* :func:`parse_expense_text` — one item from a chat message ("报销昨天在上海的出租车费 85 元").
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from datetime import date, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from navigo_core.applications import Application, PolicyExcess, lowest_grade
+from navigo_core.errors import InputError, NavigoError
+from navigo_core.i18n import t
+
+__all__ = [
+    "CATEGORIES", "CheckedItem", "ClaimSummary", "ExpenseImportError", "ExpenseItem", "check_items",
+    "claim_summary", "import_csv", "parse_category", "parse_expense_text", "to_csv",
+]
+
+Category = Literal["hotel", "meal", "transport", "flight", "train", "other"]
+CATEGORIES: tuple[str, ...] = ("hotel", "meal", "transport", "flight", "train", "other")
+
+_CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
+    "hotel": ("hotel", "lodging", "accommodation", "住宿", "酒店", "宾馆", "房费"),
+    "meal": ("meal", "meals", "food", "dinner", "lunch", "breakfast", "餐", "餐饮", "餐费", "伙食", "饭"),
+    "transport": ("transport", "taxi", "cab", "uber", "didi", "metro", "subway", "bus", "parking", "fuel",
+                  "交通", "出租车", "打车", "的士", "滴滴", "地铁", "公交", "停车", "油费", "市内交通"),
+    "flight": ("flight", "air", "airfare", "plane", "机票", "航班", "飞机"),
+    "train": ("train", "rail", "railway", "火车", "高铁", "动车", "火车票"),
+    "other": ("other", "misc", "其他", "其它", "杂费"),
+}
+_HEADERS: dict[str, tuple[str, ...]] = {
+    "date": ("date", "日期"),
+    "city": ("city", "城市", "地点"),
+    "category": ("category", "type", "类别", "类型", "费用类型"),
+    "amount": ("amount", "金额", "费用"),
+    "currency": ("currency", "币种", "货币"),
+    "note": ("note", "notes", "description", "备注", "说明"),
+    "receipt": ("receipt", "receipts", "invoice", "发票", "票据", "凭证"),
+}
+REQUIRED_COLUMNS = ("date", "city", "category", "amount")
+_TRUE = {"1", "yes", "y", "true", "t", "x", "✓", "是", "有", "已附"}
+_FALSE = {"", "0", "no", "n", "false", "f", "否", "无", "没有", "未附"}
+
+
+class ExpenseItem(BaseModel):
+    date: date
+    city: str
+    category: Category
+    amount: float = Field(gt=0)
+    currency: str = "CNY"
+    note: str = ""
+    receipt: bool = False
+
+
+class ExpenseImportError(InputError):
+    """A CSV that could not be read; ``errors`` lists each bad row (row, column, value, code)."""
+
+    default_code = "expense.error.import"
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        self.errors = errors
+        super().__init__("expense.error.import", count=len(errors), details="")
+
+    def message(self, lang: str = "en") -> str:
+        details = "; ".join(t("expense.error.row", lang, row=e["row"], column=e["column"], value=e["value"],
+                              problem=t(e["code"], lang)) for e in getattr(self, "errors", [])[:20])
+        return t(self.code, lang, count=len(getattr(self, "errors", [])), details=details)
+
+
+def _norm(text: Any) -> str:
+    return unicodedata.normalize("NFKC", str(text or "")).strip()
+
+
+def parse_category(text: str) -> str | None:
+    """A category code for a word in either language ("出租车" → transport), else None."""
+    low = _norm(text).lower()
+    if low in CATEGORIES:
+        return low
+    for code, words in _CATEGORY_WORDS.items():
+        if low in words:
+            return code
+    for code, words in _CATEGORY_WORDS.items():  # "出租车费", "taxi fare"
+        if any(w in low for w in words if len(w) > 1 or not w.isascii()):
+            return code
+    return None
+
+
+def _parse_date(text: str) -> date | None:
+    s = _norm(text).replace("/", "-").replace(".", "-")
+    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", s) or re.fullmatch(r"(\d{4})年(\d{1,2})月(\d{1,2})日?", s)
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def import_csv(data: bytes | str) -> list[ExpenseItem]:
+    """Items from CSV (header row required: date, city, category, amount; optional currency, note, receipt)."""
+    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data.lstrip("\ufeff")
+    if not text.strip():
+        raise ExpenseImportError([{"row": 1, "column": "-", "value": "", "code": "expense.error.empty"}])
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, [])
+    columns: dict[str, int] = {}
+    for i, name in enumerate(header):
+        key = _norm(name).lower()
+        for field, names in _HEADERS.items():
+            if key in names and field not in columns:
+                columns[field] = i
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise ExpenseImportError([{"row": 1, "column": c, "value": "", "code": "expense.error.missing_column"}
+                                  for c in missing])
+    items: list[ExpenseItem] = []
+    errors: list[dict[str, Any]] = []
+    for row_no, row in enumerate(reader, start=2):
+        if not any(_norm(c) for c in row):
+            continue
+
+        def cell(field: str) -> str:
+            i = columns.get(field)
+            return _norm(row[i]) if i is not None and i < len(row) else ""
+
+        bad = len(errors)
+        day = _parse_date(cell("date"))
+        if day is None:
+            errors.append({"row": row_no, "column": "date", "value": cell("date"), "code": "expense.error.date"})
+        city = cell("city")
+        if not city:
+            errors.append({"row": row_no, "column": "city", "value": "", "code": "expense.error.city"})
+        category = parse_category(cell("category"))
+        if category is None:
+            errors.append({"row": row_no, "column": "category", "value": cell("category"),
+                           "code": "expense.error.category"})
+        amount: float | None = None
+        try:
+            amount = float(cell("amount").replace(",", "").replace("¥", "").replace("￥", ""))
+        except ValueError:
+            pass
+        if amount is None or amount <= 0:
+            errors.append({"row": row_no, "column": "amount", "value": cell("amount"), "code": "expense.error.amount"})
+        currency = (cell("currency") or "CNY").upper()
+        if not re.fullmatch(r"[A-Z]{3}", currency):
+            errors.append({"row": row_no, "column": "currency", "value": cell("currency"),
+                           "code": "expense.error.currency"})
+        receipt_raw = cell("receipt").lower()
+        if receipt_raw not in _TRUE | _FALSE:
+            errors.append({"row": row_no, "column": "receipt", "value": cell("receipt"),
+                           "code": "expense.error.receipt"})
+        if len(errors) == bad:
+            items.append(ExpenseItem(date=day, city=city, category=category, amount=amount,  # type: ignore[arg-type]
+                                     currency=currency, note=cell("note"), receipt=receipt_raw in _TRUE))
+    if errors:
+        raise ExpenseImportError(errors)
+    if not items:
+        raise ExpenseImportError([{"row": 2, "column": "-", "value": "", "code": "expense.error.no_rows"}])
+    return items
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+class CheckedItem(BaseModel):
+    item: ExpenseItem
+    excesses: list[PolicyExcess] = Field(default_factory=list)
+    outside_dates: bool = False
+    outside_cities: bool = False
+    missing_receipt: bool = False
+    policy_error: str = ""  # the policy could not check it (e.g. an unknown city), as a message code
+
+    @property
+    def ok(self) -> bool:
+        return not (self.excesses or self.outside_dates or self.outside_cities or self.missing_receipt
+                    or self.policy_error)
+
+    def flags(self, lang: str) -> list[str]:
+        out = [e.rule_text(lang) + (f" (+{e.amount_over:,.0f} {e.currency})" if e.amount_over else "")
+               for e in self.excesses]
+        if self.outside_dates:
+            out.append(t("expense.flag.outside_dates", lang))
+        if self.outside_cities:
+            out.append(t("expense.flag.outside_cities", lang))
+        if self.missing_receipt:
+            out.append(t("expense.flag.missing_receipt", lang))
+        if self.policy_error:
+            out.append(self.policy_error)
+        return out
+
+
+def check_items(items: Iterable[ExpenseItem], policy: Any, grade: str | None, application: Application | None = None,
+                *, checker: Callable[..., list[Any]] | None = None, lang: str = "en") -> list[CheckedItem]:
+    """Each item against the policy (for ``grade``; empty: the policy's lowest) and the application."""
+    if checker is None and policy is not None:
+        from navigo_core.policy import check_expense as checker
+    grade = grade or (lowest_grade(policy) if policy is not None else "")
+    out = []
+    for item in items:
+        checked = CheckedItem(item=item, missing_receipt=not item.receipt)
+        if policy is not None and checker is not None:
+            try:
+                found = checker(policy, city=item.city, grade=grade, category=item.category, amount=item.amount,
+                                currency=item.currency, nights=1, days=1)
+                checked.excesses = [PolicyExcess(**{k: v for k, v in (e.model_dump() if hasattr(e, "model_dump")
+                                                                      else dict(e)).items()
+                                                    if k in PolicyExcess.model_fields}) for e in found]
+            except NavigoError as exc:
+                checked.policy_error = exc.message(lang)
+        if application is not None:
+            checked.outside_dates = not application.covers(item.date)
+            checked.outside_cities = not application.visits(item.city)
+        out.append(checked)
+    return out
+
+
+class ClaimSummary(BaseModel):
+    currency: str
+    total: float  # in ``currency`` (items in other currencies are in ``other_currencies``)
+    by_category: dict[str, float]
+    other_currencies: dict[str, float] = Field(default_factory=dict)
+    items: int = 0
+    excesses: list[dict[str, Any]] = Field(default_factory=list)  # {row, date, city, category, rule, amount_over}
+    missing_receipts: list[int] = Field(default_factory=list)  # 1-based item numbers
+    outside: list[int] = Field(default_factory=list)  # items outside the application's dates or cities
+    application_number: str | None = None
+
+
+def claim_summary(checked: Iterable[CheckedItem], *, currency: str | None = None,
+                  application: Application | None = None, lang: str = "en") -> ClaimSummary:
+    checked = list(checked)
+    main = (currency or (checked[0].item.currency if checked else "CNY")).upper()
+    by_cat = {c: 0.0 for c in CATEGORIES}
+    other: dict[str, float] = {}
+    excesses, missing, outside = [], [], []
+    for n, c in enumerate(checked, start=1):
+        if c.item.currency.upper() == main:
+            by_cat[c.item.category] += c.item.amount
+        else:
+            other[c.item.currency] = other.get(c.item.currency, 0.0) + c.item.amount
+        for e in c.excesses:
+            excesses.append({"row": n, "date": c.item.date.isoformat(), "city": c.item.city,
+                             "category": c.item.category, "rule": e.rule_text(lang), "amount_over": e.amount_over,
+                             "currency": e.currency})
+        if c.missing_receipt:
+            missing.append(n)
+        if c.outside_dates or c.outside_cities:
+            outside.append(n)
+    return ClaimSummary(currency=main, total=round(sum(by_cat.values()), 2),
+                        by_category={k: round(v, 2) for k, v in by_cat.items() if v},
+                        other_currencies=other, items=len(checked), excesses=excesses, missing_receipts=missing,
+                        outside=outside, application_number=application.number if application else None)
+
+
+def to_csv(checked: Iterable[CheckedItem | ExpenseItem], lang: str = "en") -> bytes:
+    """The items (with their check flags) as CSV: UTF-8 with BOM."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["date", "city", "category", "amount", "currency", "note", "receipt", "flags"])
+    for c in checked:
+        item = c.item if isinstance(c, CheckedItem) else c
+        flags = " | ".join(c.flags(lang)) if isinstance(c, CheckedItem) else ""
+        w.writerow([item.date.isoformat(), item.city, item.category, f"{item.amount:.2f}", item.currency, item.note,
+                    "yes" if item.receipt else "no", flags])
+    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+# --- one item from a chat message ---------------------------------------------------------------
+
+_AMOUNT = re.compile(r"(?:¥|￥|RMB\s*|CNY\s*|USD\s*|\$|EUR\s*|€)?\s*(\d+(?:\.\d{1,2})?)\s*(元|块|rmb|cny|usd|eur|dollars?|yuan)?",
+                     re.IGNORECASE)
+_ZH_CITY = re.compile(r"在([\u4e00-\u9fff]{2,6}?)(?:的|出差|期间|打车|坐|吃|住|乘)")
+_EN_CITY = re.compile(r"\b(?:in|at)\s+([A-Z][a-zA-Z]+(?:\s[A-Z][a-zA-Z]+)?)")
+
+
+def parse_expense_text(text: str, *, today: date) -> ExpenseItem | None:
+    """One expense item from a message, or None when its amount, category or city is missing."""
+    s = _norm(text)
+    low = s.lower()
+    day = today
+    if re.search(r"前天|day before yesterday", low):
+        day = today - timedelta(days=2)
+    elif re.search(r"昨天|昨日|yesterday", low):
+        day = today - timedelta(days=1)
+    else:
+        m = re.search(r"(\d{4}-\d{1,2}-\d{1,2})", s)
+        d = _parse_date(m.group(1)) if m else None
+        m2 = re.search(r"(\d{1,2})月(\d{1,2})[日号]", s)
+        if d:
+            day = d
+        elif m2:
+            try:
+                day = date(today.year, int(m2.group(1)), int(m2.group(2)))
+            except ValueError:
+                pass
+    category = None
+    for code, words in _CATEGORY_WORDS.items():
+        if any((re.search(rf"\b{re.escape(w)}", low) if w.isascii() else w in s) for w in words if len(w) > 1):
+            category = code
+            break
+    amount, currency = None, "CNY"
+    for m in _AMOUNT.finditer(re.sub(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}月\d{1,2}[日号]", " ", s)):
+        whole = m.group(0).lower()
+        if m.group(2) or any(sym in whole for sym in ("¥", "￥", "$", "€", "rmb", "cny", "usd", "eur")):
+            amount = float(m.group(1))
+            if any(x in whole for x in ("usd", "$", "dollar")):
+                currency = "USD"
+            elif any(x in whole for x in ("eur", "€")):
+                currency = "EUR"
+            break
+    if amount is None:
+        nums = re.findall(r"(?<![\d-])(\d+(?:\.\d{1,2})?)(?![\d-])", re.sub(r"\d{1,2}月\d{1,2}[日号]", " ", s))
+        amount = float(nums[-1]) if nums else None
+    m = _ZH_CITY.search(s) or _EN_CITY.search(s)
+    city = m.group(1) if m else ""
+    if not (amount and category and city):
+        return None
+    return ExpenseItem(date=day, city=city, category=category, amount=amount, currency=currency,  # type: ignore[arg-type]
+                       note=s[:200], receipt=False)

@@ -1,0 +1,55 @@
+"""Approval status of the user's travel applications ("where is my approval?" / "我的出差申请批了吗").
+
+With a number or a city in the message: that application's status, approver and comment; else one
+line per open application. Read-only.
+"""
+
+from __future__ import annotations
+
+from navigo_core.applications import Application, ApplicationService, store_for, user_of
+from navigo_core.i18n import t
+from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+
+
+def status_line(app: Application, lang: str) -> str:
+    line = t("application.scene.status_line", lang, number=app.number, summary=app.short(),
+             status=t(f"application.status.{app.status}", lang))
+    if app.decision_comment:
+        line += " — " + t("application.card.comment", lang, approver=app.approver or "—", comment=app.decision_comment)
+    return line
+
+
+def handle(message: str, context: GateContext) -> SceneReply:
+    lang = context.lang_for(message)
+    service = ApplicationService(store_for(context))
+    owner = user_of(context)
+    apps = service.search(message, owner, statuses=None) or service.list(owner)
+    if not apps:
+        return SceneReply(scene_id=SCENE.scene_id, text=t("application.scene.none", lang), lang=lang,
+                          payload={"applications": []})
+    pending = sum(1 for a in apps if a.status == "submitted")
+    text = "\n".join([t("application.scene.approval_head", lang, count=len(apps), pending=pending),
+                      *(f"- {status_line(a, lang)}" for a in apps[:10])])
+    return SceneReply(scene_id=SCENE.scene_id, text=text, lang=lang,
+                      payload={"applications": [{"number": a.number, "status": a.status} for a in apps]})
+
+
+SCENE = SceneDescriptor(
+    scene_id="approval_query",
+    label="application.scene.approval_label",
+    signal_keywords=("approval", "审批"),
+    ontology_fields=("number", "description"),
+    gate=GateRule(
+        patterns=(
+            r"\bapprov(?:al|ed)\b.{0,30}\b(?:status|trip|application|request|yet)\b|\b(?:has|is|was)\b.{0,30}\b(?:trip|application|request)\b.{0,20}\bapproved\b",
+            r"\bwhere is my (?:travel )?approval\b",
+            r"审批(?:进度|状态|结果|到哪|情况|了吗|通过)|(?:出差|差旅|申请).{0,8}(?:批了吗|批下来|通过了吗|审批了吗|被拒)|谁.{0,4}审批",
+        ),
+        negatives=(r"报销|\breimburs",),
+    ),
+    route=SceneRoute(intents=("approval_query",)),
+    handler=handle,
+    priority=16,
+    capability="application.scene.approval_capability",
+    prompt_fragment="application.scene.approval_prompt",
+)

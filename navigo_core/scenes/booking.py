@@ -1,0 +1,123 @@
+"""Booking scene: NaviGo has no booking backend, so it says so and offers search links.
+
+The reply never claims that anything was booked, reserved or confirmed. It lists deep links
+(also in ``payload["links"]``): a Google Flights search (origin, destination, date when named),
+the 12306 / Trip.com train search for Chinese routes, and the hotel area on OpenStreetMap.
+Reached by its rule ("book a flight", "帮我订酒店") and the ``booking`` intent.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+from urllib.parse import quote
+
+from navigo_core.i18n import t
+from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+
+GOOGLE_FLIGHTS = "https://www.google.com/travel/flights?q={q}"
+TRAIN_12306 = "https://www.12306.cn/index/"
+TRIP_TRAINS = "https://www.trip.com/trains/"
+OSM_SEARCH = "https://www.openstreetmap.org/search?query={q}"
+
+_DATE = re.compile(r"(20\d\d)[-/.年](\d{1,2})[-/.月](\d{1,2})")
+_EN_ROUTE = re.compile(r"\bfrom\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+to\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
+_EN_TO = re.compile(r"\b(?:to|in|at|near)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
+_ZH_ROUTE = re.compile(r"(?:从)?([\u4e00-\u9fff]{2,4}?)(?:到|去|飞|至)([\u4e00-\u9fff]{2,4}?)(?=的|机票|火车|高铁|动车|航班|酒店|[，。,\s]|$)")
+_ZH_IN = re.compile(r"(?:在|订|预订|定)([\u4e00-\u9fff]{2,4}?)(?:的)?(?:酒店|宾馆|住宿)")
+_NOT_PLACE = re.compile(r"^(?:帮我|我要|我想|请|预订|订|一张|明天|后天|今天)")
+_CN_HINT = re.compile(r"[\u4e00-\u9fff]|\b(?:Beijing|Shanghai|Guangzhou|Shenzhen|Hangzhou|Nanjing|Chengdu|Wuhan|Xi'?an)\b", re.I)
+
+_TRAIN = re.compile(r"\btrains?\b|\brail\b|火车|高铁|动车|车票", re.I)
+_HOTEL = re.compile(r"\bhotels?\b|\broom\b|\baccommodation\b|酒店|宾馆|住宿|房间", re.I)
+_FLIGHT = re.compile(r"\bflights?\b|\bplane\b|\bfly\b|\bair(?:line)? tickets?\b|机票|航班|飞机", re.I)
+
+
+def extract_booking(message: str) -> dict[str, Any]:
+    text = unicodedata.normalize("NFKC", message or "")
+    slots: dict[str, Any] = {"kinds": [k for k, rx in (("flight", _FLIGHT), ("train", _TRAIN), ("hotel", _HOTEL))
+                                       if rx.search(text)]}
+    m = _DATE.search(text)
+    if m:
+        slots["date"] = f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+    m = _EN_ROUTE.search(text)
+    if m:
+        slots["origin"], slots["destination"] = m.group(1), m.group(2)
+    else:
+        m = _ZH_ROUTE.search(text)
+        if m and not _NOT_PLACE.match(m.group(2)):
+            origin = re.sub(r"^[帮我要想请预订定买一张]+", "", m.group(1))
+            if len(origin) >= 2:
+                slots["origin"] = origin
+            slots["destination"] = m.group(2)
+    if "destination" not in slots:
+        m = _ZH_IN.search(text) or _EN_TO.search(text)
+        if m and not _NOT_PLACE.match(m.group(1)):
+            slots["destination"] = m.group(1)
+    return slots
+
+
+def links(slots: dict[str, Any], lang: str) -> list[dict[str, str]]:
+    origin, dest, date = slots.get("origin", ""), slots.get("destination", ""), slots.get("date", "")
+    kinds = slots.get("kinds") or ["flight", "train", "hotel"]
+    route = f"{origin} → {dest}".strip(" →") if (origin or dest) else ""
+    out: list[dict[str, str]] = []
+    if "flight" in kinds or not kinds:
+        q = "Flights" + (f" from {origin}" if origin else "") + (f" to {dest}" if dest else "") + (f" on {date}" if date else "")
+        out.append({"kind": "flight", "label": t("booking.link.flights", lang, route=route).strip(),
+                    "url": GOOGLE_FLIGHTS.format(q=quote(q))})
+    if "train" in kinds or (not kinds) or ("flight" in kinds and _CN_HINT.search(f"{origin} {dest}")):
+        chinese = bool(_CN_HINT.search(f"{origin} {dest}")) or lang == "zh"
+        out.append({"kind": "train", "label": t("booking.link.trains", lang, route=route).strip(),
+                    "url": TRAIN_12306 if chinese else TRIP_TRAINS})
+    if "hotel" in kinds or dest:
+        place = dest or origin
+        if place:
+            out.append({"kind": "hotel", "label": t("booking.link.hotels", lang, place=place),
+                        "url": OSM_SEARCH.format(q=quote(f"hotels {place}" if lang != "zh" else f"{place} 酒店"))})
+    return out
+
+
+def handle(message: str, context: GateContext) -> SceneReply:
+    lang = context.lang_for(message)
+    slots = extract_booking(message)
+    if not slots["kinds"]:
+        slots["kinds"] = ["flight", "train", "hotel"]
+    found = links(slots, lang)
+    lines = "\n".join(t("booking.link.line", lang, label=x["label"], url=x["url"]) for x in found)
+    text = t("booking.reply", lang, links=lines)
+    try:
+        from navigo_core.policy import policy_status
+
+        policy, _ = policy_status(getattr(context.settings, "travel_policy_file", "") or None)
+        if policy is not None:
+            text += "\n" + t("booking.policy_hint", lang, days=policy.advance_days)
+    except Exception:  # noqa: BLE001 - the hint is optional
+        pass
+    return SceneReply(scene_id=SCENE.scene_id, text=text, lang=lang,
+                      payload={"booked": False, "links": found, "slots": slots})
+
+
+SCENE = SceneDescriptor(
+    scene_id="booking",
+    label="booking.label",
+    signal_keywords=("book a flight", "book a hotel", "订机票", "订酒店", "订火车票"),
+    ontology_fields=("origin", "destination", "date"),
+    gate=GateRule(
+        patterns=(
+            r"\b(?:book|reserve)\s+(?:me\s+)?(?:a\s+|an\s+|the\s+|my\s+)?(?:\w+\s+)?(?:flight|flights|plane ticket|train|train ticket|hotel|room)s?\b",
+            r"\bmake a (?:hotel |flight )?(?:booking|reservation)\b",
+            # "帮我订一张去北京的机票" stays a flight search (trip planning); explicit 预订/下单 is booking
+            r"(?:预订|预定|订购|下单)(?:一张|张|个|一个|一间|间)?[^，。,?？]{0,10}?(?:机票|火车票|高铁票|动车票|车票|酒店|宾馆|房间)",
+            r"(?:帮我|给我|我要|我想|请|帮忙)订(?:个|一个|一间|间)?[^，。,?？]{0,8}?(?:酒店|宾馆|房间)",
+        ),
+        negatives=(r"报销|reimburse", r"\bcancel\b|取消|退票|改签", r"\bhow (?:far|many days) (?:ahead|in advance)\b|提前(?:几|多少)天|提前多久",
+                   r"标准|上限|\bcap\b|\ballowance\b|\bpolicy\b"),
+    ),
+    route=SceneRoute(intents=("booking",)),
+    handler=handle,
+    priority=26,
+    capability="booking.capability",
+    prompt_fragment="booking.prompt",
+)

@@ -1,0 +1,98 @@
+"""Change a travel application's dates, city or purpose, found by number or description.
+
+"把我的杭州出差改到5月3日到5日" / "move TA-2026-0001 to June 2 - June 4" / "change my Hangzhou trip
+purpose to client training" / "我的杭州出差改去苏州". Several matches → a question (flow
+``travel_modify``), never a guess. A submitted or approved application goes back to draft; every
+change is audited (field old → new).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+from typing import Any
+
+from navigo_core.applications import AmbiguousApplication, ApplicationService, card_text, store_for, user_of
+from navigo_core.errors import NavigoError
+from navigo_core.i18n import t
+from navigo_core.planner.parsing import parse_dates
+from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.scenes.travel_cancel import ask_which, pick
+
+FLOW_ID = "travel_modify"
+_AFTER = re.compile(r"(?:改到|改为|改成|推迟到|提前到|延期到|延长到|调整到|换到|\b(?:to|until|till)\b)(?P<rest>.+)$", re.IGNORECASE)
+_PURPOSE = re.compile(r"(?:purpose|reason)\s+(?:to|is|=|:)\s*(?P<p>.+)$|(?:事由|目的)(?:改为|改成|是|为|:|：)\s*(?P<z>.+)$",
+                      re.IGNORECASE)
+_CITY = re.compile(r"(?:改去|改为去|换成去|目的地改为|目的地改成)(?P<z>[\u4e00-\u9fff]{2,8})"
+                   r"|\b(?:destination|city)\s+to\s+(?P<e>[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?)"
+                   r"|\bgo to (?P<e2>[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?) instead\b")
+
+
+def parse_changes(text: str, *, today: date) -> dict[str, Any]:
+    """The changes a message asks for: start_date / end_date / cities / purpose (only those named)."""
+    s = unicodedata.normalize("NFKC", text or "")
+    out: dict[str, Any] = {}
+    m = _PURPOSE.search(s)
+    if m:
+        out["purpose"] = (m.group("p") or m.group("z") or "").strip(" 。.")
+        s = s[:m.start()]
+    m = _CITY.search(s)
+    if m:
+        out["cities"] = [(m.group("z") or m.group("e") or m.group("e2")).strip()]
+        s = s[:m.start()] + s[m.end():]
+    m = _AFTER.search(s)
+    dates = parse_dates(m.group("rest") if m else s, today)
+    if dates.start:
+        out["start_date"] = dates.start
+    if dates.end:
+        out["end_date"] = dates.end
+    return out
+
+
+def handle(message: str, context: GateContext) -> SceneReply:
+    lang = context.lang_for(message)
+    service = ApplicationService(store_for(context))
+    owner = user_of(context)
+    flow = context.active_flow
+    request = str(flow.slots.get("request", message)) if flow is not None and flow.flow_id == FLOW_ID else message
+    try:
+        app, request = pick(service, message, owner, flow, FLOW_ID)
+        changes = parse_changes(request.replace(app.number, " "), today=date.today())
+        if "start_date" in changes and "end_date" not in changes and app.start_date and app.end_date:
+            changes["end_date"] = changes["start_date"] + (app.end_date - app.start_date)  # keep the length
+        if not changes:
+            return SceneReply(scene_id=SCENE.scene_id, text=t("application.scene.ask_change", lang, number=app.number),
+                              lang=lang, asks=True, payload={"application": app.model_dump(mode="json")})
+        app = service.modify(app.number, actor=owner, **changes)
+    except AmbiguousApplication as exc:
+        return ask_which(exc, SCENE.scene_id, FLOW_ID, request, lang)
+    except NavigoError as exc:
+        return SceneReply(scene_id=SCENE.scene_id, text=exc.message(lang), lang=lang, error=True)
+    return SceneReply(scene_id=SCENE.scene_id,
+                      text=t("application.scene.modified", lang, number=app.number) + "\n\n" + card_text(app, lang),
+                      lang=lang, payload={"application": app.model_dump(mode="json"), "card": True,
+                                          "changes": {k: str(v) for k, v in changes.items()}})
+
+
+SCENE = SceneDescriptor(
+    scene_id="travel_modify",
+    label="application.scene.modify_label",
+    signal_keywords=("change trip", "修改出差"),
+    ontology_fields=("number", "description", "start_date", "end_date", "cities", "purpose"),
+    gate=GateRule(
+        patterns=(
+            r"\b(?:change|modify|move|reschedule|postpone|extend|update|amend)\b.{0,30}\b(?:trip|application|request|TA-?\d{4})",
+            r"(?:修改|改期|更改|变更|调整|推迟|提前|延期|延长).{0,12}(?:出差|差旅|申请|TA-?\d{4})"
+            r"|(?:出差|差旅|申请|TA-?\d{4}-?\d{4}).{0,12}(?:改到|改为|改成|改去|推迟|提前|延期|延长|修改|改期|事由改)",
+        ),
+        negatives=(r"\b(?:ticket|booking|flight|hotel|order)\b", r"机票|酒店|订单|车票|改签"),
+    ),
+    route=SceneRoute(intents=("travel_modify",)),
+    handler=handle,
+    can_resume=True,
+    flow_id=FLOW_ID,
+    priority=14,
+    capability="application.scene.modify_capability",
+    prompt_fragment="application.scene.modify_prompt",
+)

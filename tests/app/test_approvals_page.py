@@ -1,0 +1,83 @@
+"""AppTest for the Approvals page: approve with a comment, reject needs a comment, all applications, audit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from navigo_core.applications import Application, ApplicationService
+from navigo_core.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'approvals.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    for var in ("LLM_API_KEY", "OPENAI_API_KEY", "DUFFEL_ACCESS_TOKEN", "WEATHER_ONLINE"):
+        monkeypatch.delenv(var, raising=False)
+    st.cache_resource.clear()
+    yield url
+    st.cache_resource.clear()
+
+
+def submitted(url: str, city: str = "杭州") -> tuple[ApplicationService, Application]:
+    svc = ApplicationService(Store.from_url(url))
+    app = svc.create(owner="me", purpose="client meeting", origin="上海", cities=[city], start_date=date(2026, 5, 1),
+                     end_date=date(2026, 5, 3), estimated_cost=3000,
+                     excesses=[{"rule_id": "HOTEL-1", "rule": "Hotel cap", "amount_over": 500,
+                                "justification": "conference hotel"}])
+    return svc, svc.submit(app.number, actor="me")
+
+
+def page() -> AppTest:
+    return AppTest.from_file(str(ROOT / "app_pages" / "approvals.py"), default_timeout=60).run()
+
+
+def test_approve_with_comment(db_url: str) -> None:
+    svc, app = submitted(db_url)
+    n = app.number
+    at = page()
+    assert not at.exception, at.exception
+    md = " ".join(m.value for m in at.markdown)
+    assert n in md and "conference hotel" in md and "HOTEL-1" in md
+    at.text_input(key=f"approval_comment_{n}").input("OK, go ahead")
+    at.button(key=f"approval_approve_{n}").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Application {n} approved" in s.value for s in at.success)
+    assert svc.get(n).status == "approved" and svc.get(n).approver == "approver"
+    assert svc.get(n).decision_comment == "OK, go ahead"
+    assert not any(b.key == f"approval_approve_{n}" for b in at.button)  # no longer pending
+    assert any("No application awaits approval" in i.value for i in at.info)
+    frames = [df.value for df in at.dataframe]
+    all_apps = next(df for df in frames if "Number" in df.columns)
+    assert list(all_apps["Status"]) == ["approved"]
+    audit = next(df for df in frames if "Who" in df.columns)
+    assert list(audit["Action"]) == ["created", "submitted", "approved"]
+    last = audit.iloc[-1]
+    assert last["Who"] == "approver" and last["Comment"] == "OK, go ahead"
+    assert "status: submitted, awaiting approval → approved" in last["Changes"]
+
+
+def test_reject_needs_a_comment(db_url: str) -> None:
+    svc, app = submitted(db_url)
+    n = app.number
+    at = page()
+    at.button(key=f"approval_reject_{n}").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Write a comment before rejecting {n}" in e.value for e in at.error)
+    assert svc.get(n).status == "submitted"
+    at.text_input(key=f"approval_comment_{n}").input("Too expensive")
+    at.button(key=f"approval_reject_{n}").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Application {n} rejected" in s.value for s in at.success)
+    assert not at.error
+    got = svc.get(n)
+    assert got.status == "rejected" and got.decision_comment == "Too expensive"
+    assert svc.audit(n)[-1].action == "reject"

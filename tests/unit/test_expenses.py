@@ -1,0 +1,82 @@
+"""Expense items: CSV import (with row errors), policy and application checks, claim summary, CSV export."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+
+from navigo_core.applications import Application
+from navigo_core.expenses import (
+    ExpenseImportError,
+    ExpenseItem,
+    check_items,
+    claim_summary,
+    import_csv,
+    parse_expense_text,
+    to_csv,
+)
+from navigo_core.policy import load_policy
+
+CSV = """date,city,category,amount,currency,note,receipt
+2026-05-01,杭州,hotel,650,CNY,Hotel night 1,yes
+2026-05-01,Hangzhou,taxi,45,CNY,airport,no
+2026-05-02,杭州,餐饮,100,CNY,,是
+2026-05-09,Beijing,transport,30,CNY,late,yes
+"""
+NOW = datetime(2026, 4, 1, tzinfo=timezone.utc)
+
+
+def approved() -> Application:
+    return Application(id="x", number="TA-2026-0001", owner="me", traveller="me", cities=["杭州"],
+                       aliases=["杭州", "Hangzhou"], start_date=date(2026, 5, 1), end_date=date(2026, 5, 3),
+                       status="approved", created_at=NOW, updated_at=NOW)
+
+
+def test_import_csv_reads_both_languages() -> None:
+    items = import_csv(CSV.encode("utf-8-sig"))
+    assert [i.category for i in items] == ["hotel", "transport", "meal", "transport"]
+    assert items[0].receipt and not items[1].receipt and items[2].receipt
+    zh = import_csv("日期,城市,类别,金额\n2026-05-01,上海,出租车,85\n")
+    assert zh[0].amount == 85 and zh[0].currency == "CNY" and zh[0].category == "transport"
+
+
+def test_import_csv_reports_every_bad_row() -> None:
+    bad = "date,city,category,amount,receipt\n2026-13-01,杭州,hotel,100,yes\n2026-05-01,,spa,-5,maybe\n"
+    with pytest.raises(ExpenseImportError) as exc:
+        import_csv(bad.encode())
+    cells = {(e["row"], e["column"]) for e in exc.value.errors}
+    assert cells == {(2, "date"), (3, "city"), (3, "category"), (3, "amount"), (3, "receipt")}
+    assert "row 2" in exc.value.message("en") and "第 3 行" in exc.value.message("zh")
+    with pytest.raises(ExpenseImportError) as exc:
+        import_csv(b"when,where\n1,2\n")
+    assert {e["column"] for e in exc.value.errors} == {"date", "city", "category", "amount"}
+    with pytest.raises(ExpenseImportError):
+        import_csv(b"")
+
+
+def test_checks_and_summary() -> None:
+    policy = load_policy()
+    checked = check_items(import_csv(CSV), policy, "", approved())  # empty grade: the lowest
+    hotel, taxi, meal, beijing = checked
+    assert [e.rule_id for e in hotel.excesses] == ["HOTEL-1"] and hotel.excesses[0].amount_over == 250
+    assert taxi.missing_receipt and not taxi.excesses and not taxi.outside_cities
+    assert meal.ok
+    assert beijing.outside_dates and beijing.outside_cities
+    summary = claim_summary(checked, application=approved())
+    assert summary.total == 825 and summary.by_category == {"hotel": 650, "transport": 75, "meal": 100}
+    assert summary.missing_receipts == [2] and summary.outside == [4] and len(summary.excesses) == 1
+    assert summary.application_number == "TA-2026-0001"
+    out = to_csv(checked).decode("utf-8-sig")
+    assert out.splitlines()[0] == "date,city,category,amount,currency,note,receipt,flags"
+    assert "receipt missing" in out and "outside the approved cities" in to_csv(checked).decode("utf-8-sig")
+    assert import_csv(to_csv(checked))[0].amount == 650  # the export re-imports
+
+
+def test_parse_expense_text() -> None:
+    item = parse_expense_text("报销昨天在上海的出租车费 85 元", today=date(2026, 5, 10))
+    assert item == ExpenseItem(date=date(2026, 5, 9), city="上海", category="transport", amount=85, currency="CNY",
+                               note="报销昨天在上海的出租车费 85 元", receipt=False)
+    en = parse_expense_text("Reimburse a hotel in Shanghai on 2026-05-02, 900 CNY", today=date(2026, 5, 10))
+    assert en is not None and (en.city, en.category, en.amount, en.date) == ("Shanghai", "hotel", 900, date(2026, 5, 2))
+    assert parse_expense_text("我要报销", today=date(2026, 5, 10)) is None
