@@ -228,6 +228,9 @@ def render(state: PlannerState, *, key: str) -> None:
                 st.checkbox(f"{item.label} — {item.reason}", key=f"{key}_pack_{i}")
 
     st.markdown(f"**{tr('plan.page.checks')}**")
+    for ex in state.policy_excesses or []:
+        message = (ex.get("message_zh") if L == "zh" else "") or ex.get("message", "")
+        st.warning(tr("plan.page.policy_excess", rule=ex.get("rule_id", ""), message=message), icon="📏")
     if state.safety_flags:
         st.error(" · ".join(state.safety_flags), icon="🛡️")
     if state.validation:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import LANG_KEY, resend_choices, settings, store, tr
+from navigo_core.policy import policy_status
+from ui.context import LANG_KEY, lang, resend_choices, settings, store, tr
 
 
 def render_sidebar() -> None:
@@ -27,3 +28,6 @@ def render_sidebar() -> None:
             f"{tr('app.engine.store')}: {store().description}",
         ]
         st.caption("  \n".join(lines))
+        _, policy_error = policy_status(s.travel_policy_file or None, lang())
+        if policy_error:
+            st.error(tr("app.policy_error", error=policy_error), icon="📏")

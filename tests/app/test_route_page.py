@@ -150,3 +150,14 @@ def test_map_click_sets_current_location_and_adds_stops(folium_mock: MagicMock) 
     names = list(legs["From"]) + list(legs["To"])
     assert "30.7522,120.75" in names  # the clicked point became a stop
     assert len(legs) == 3
+
+
+def test_app_starts_with_a_broken_policy_file_and_says_so(folium_mock: MagicMock, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = tmp_path / "policy.yaml"
+    bad.write_text("grades: [G1]\nhotel:\n  caps:\n    cn_t1: {G1: -5}\n", encoding="utf-8")
+    monkeypatch.setenv("TRAVEL_POLICY_FILE", str(bad))
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert any("travel policy file could not be loaded" in e.value for e in at.sidebar.error)
