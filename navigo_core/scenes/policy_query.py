@@ -171,6 +171,8 @@ def handle(message: str, context: GateContext) -> SceneReply:
                           error=True, payload={"error": error})
     flow = context.active_flow if context.active_flow and context.active_flow.flow_id == FLOW_ID else None
     slots: dict[str, Any] = dict(flow.slots) if flow else {}
+    if slots.get("lang") and not re.search(r"[A-Za-z]{3,}|[\u4e00-\u9fff]", message):
+        lang = slots["lang"]  # a bare answer like "G2" keeps the conversation's language
     question = message
     grade = policy.find_grade(message) or None
     if flow is not None and slots.get("question") and not slots.get("grade"):
@@ -196,14 +198,15 @@ def handle(message: str, context: GateContext) -> SceneReply:
                               text=t("policy.ask_grade", lang, grades=_grades_list(policy, lang)),
                               payload={"grades": policy.grades, "question": question},
                               flow=ActiveFlow(flow_id=FLOW_ID, scene_id=SCENE.scene_id,
-                                              slots={"question": question, "asked": True}))
+                                              slots={"question": question, "asked": True, "lang": lang}))
     text, payload = answer(policy, question, grade, lang)
     if grade is not None and needs_grade(question):
         g = policy.grade(grade)
         text += "\n" + t("policy.grade_assumed", lang, grade=grade, label=g.label(lang))
     new_flow = None
     if grade is not None and (flow is not None or policy.find_grade(message)):
-        new_flow = ActiveFlow(flow_id=FLOW_ID, scene_id=SCENE.scene_id, slots={"grade": grade, "asked": True},
+        new_flow = ActiveFlow(flow_id=FLOW_ID, scene_id=SCENE.scene_id,
+                              slots={"grade": grade, "asked": True, "lang": lang},
                               turns=(flow.turns + 1) if flow else 0)
     return SceneReply(scene_id=SCENE.scene_id, text=text, lang=lang, payload=payload | {"question": question},
                       flow=new_flow)
