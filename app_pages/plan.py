@@ -11,13 +11,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from navigo_core.applications import ApplicationService, card_text, policy_and_grade
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.planner.exports import to_ics, to_json, to_markdown
 from navigo_core.planner.form import request_text
 from navigo_core.planner.state import PlannerState
 from navigo_core.planner.supervisor import make_planner_deps, plan, resume
-from ui.context import choice, lang, llm_client, settings, show_error, store, tr
+from ui.context import choice, gate_context, lang, llm_client, settings, show_error, store, tr
 from ui.progress import run_with_progress
 
 S = st.session_state
@@ -265,6 +266,16 @@ if state is not None and state.status in ("done", "refused"):
                            mime="application/json", key="plan_export_json")
         d3.download_button(tr("plan.page.export_ics"), to_ics(state), file_name="navigo-plan.ics",
                            mime="text/calendar", key="plan_export_ics")
+        if st.button(tr("plan.page.apply"), key="plan_apply", help=tr("plan.page.apply_help")):
+            try:
+                policy, grade, _assumed = policy_and_grade(gate_context())
+                app = ApplicationService(store()).create_from_plan(
+                    state, owner="me", purpose=state.natural_language[:200], policy=policy, grade=grade,
+                    plan_id=S.get("plan.id"), today=date.today())
+                st.success(tr("plan.page.applied", number=app.number), icon="📝")
+                st.markdown(card_text(app, L))
+            except NavigoError as exc:
+                show_error(exc)
 
 with st.expander(tr("plan.page.history"), key="plan_history_box"):
     saved: list[dict[str, Any]] = store().plans.list()

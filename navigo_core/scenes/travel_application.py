@@ -29,6 +29,9 @@ FLOW_ID = "travel_application"
 SUBMIT = re.compile(r"^\s*(?:(?:yes|ok|okay|confirm|please)[, ]*)*(?:submit|send)(?: it)?(?: please)?\s*[.!]?\s*$"
                     r"|^\s*(?:确认)?提交(?:吧|申请)?\s*[。!！]?\s*$|^\s*确认\s*$|^\s*(?:yes|ok|好的?|是的?)\s*[。.!！]?\s*$",
                     GATE_FLAGS)
+_SUBMIT_NUMBER = r"(?:submit|send|提交|送审)\D{0,12}TA-\d{4}-\d{4}|TA-\d{4}-\d{4}\D{0,8}(?:submit|提交|送审)"
+SUBMIT_NUMBER = re.compile(_SUBMIT_NUMBER, GATE_FLAGS)
+NUMBER = re.compile(r"TA-\d{4}-\d{4}", GATE_FLAGS)
 LEAVE = re.compile(r"^\s*(?:cancel|stop|not now|later|no)\b|^\s*(?:取消|算了|先不|不用|稍后|不要)", GATE_FLAGS)
 
 
@@ -98,6 +101,10 @@ def handle(message: str, context: GateContext) -> SceneReply:
     flow = context.active_flow
     if flow is not None and flow.flow_id == FLOW_ID:
         return _continue(message, context, flow, lang)
+    if SUBMIT_NUMBER.search(message):  # "submit TA-2026-0001": a draft made elsewhere (e.g. from a plan)
+        number = NUMBER.search(message).group(0).upper()  # type: ignore[union-attr]
+        draft = ActiveFlow(flow_id=FLOW_ID, scene_id=SCENE.scene_id, slots={"number": number})
+        return _continue("submit", context, draft, lang)
     return _create(message, context, lang)
 
 
@@ -108,6 +115,7 @@ SCENE = SceneDescriptor(
     ontology_fields=("traveller", "purpose", "origin", "cities", "start_date", "end_date", "estimated_cost"),
     gate=GateRule(
         patterns=(
+            _SUBMIT_NUMBER,
             r"\b(?:new|create|file|submit|make|start|draft|raise)\b.{0,20}\b(?:travel|business[- ]trip|trip) (?:application|request)s?\b",
             r"\bapply (?:for )?(?:a )?(?:business )?(?:trip|travel)\b",
             r"(?:申请|提交|填|发起|新建|创建|提)(?:一个|一份|个)?(?:出差|差旅)(?:申请|单)?|^(?:我要|我想|帮我|请)?申请.{0,40}出差|(?:出差|差旅)申请(?:单)?(?!.{0,6}(?:进度|状态|审批|批了|通过))",

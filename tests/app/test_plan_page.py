@@ -77,3 +77,15 @@ def test_refine_keeps_the_previous_version_side_by_side(plan_env: Path) -> None:
     assert not at.exception
     assert any("beside the previous version" in i.value for i in at.info)
     assert sum(1 for s in at.subheader if s.value == "Summary") == 2
+
+
+def test_plan_files_a_travel_application(plan_env: Path) -> None:
+    from navigo_core.applications import ApplicationService
+    from navigo_core.store import Store
+
+    at = run_text(page(), "From Shanghai to Beijing, May 10 to May 12, 1 adult, budget 8000 CNY")
+    at.button(key="plan_apply").click().run()
+    assert not at.exception
+    assert any("Draft application TA-" in s.value for s in at.success)
+    apps = ApplicationService(Store.from_url(f"sqlite:///{plan_env / 'plan.db'}")).list()
+    assert len(apps) == 1 and apps[0].status == "draft" and apps[0].estimated_cost

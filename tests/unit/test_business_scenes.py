@@ -147,3 +147,12 @@ def test_reimbursement_covered_by_approved_application(store: Store) -> None:
     assert app.number in reply.text and reply.payload["application"] == app.number
     _, reply = say(store, "我要报销")
     assert "费用报销" in reply.text and "item" not in reply.payload
+
+
+@pytest.mark.parametrize("text", ["submit {n}", "提交 {n}", "{n} 送审"])
+def test_submit_a_draft_by_number(store: Store, text: str) -> None:
+    app = app_for(store, "杭州", ["Hangzhou"])
+    decision, reply = say(store, text.format(n=app.number))
+    assert decision.scene_id == "travel_application"
+    assert ApplicationService(store).get(app.number).status == "submitted"
+    assert app.number in reply.text
