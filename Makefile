@@ -24,6 +24,7 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 run: $(VENV)/.runtime
+	$(PY) -c "from navigo_core.maps.assets import ensure_leaflet_assets; ensure_leaflet_assets()"
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
 
 test: $(VENV)/.dev chromium
