@@ -21,6 +21,7 @@ from navigo_core.clarify.models import ClarifyState, HistoryTurn, Summary, Turn
 from navigo_core.clarify.parsing import held_back, marker_start, parse_reply
 from navigo_core.errors import InputError, LLMError, ProviderError
 from navigo_core.i18n import detect_lang, t
+from navigo_core.planner.form import request_text as form_request_text
 from navigo_core.planner.request import (
     DEFAULT_CURRENCY,
     TravelRequest,
@@ -184,35 +185,21 @@ def summary_text(summary: Summary, lang: str, *, limited: bool = False) -> str:
 
 
 def request_text(req: TravelRequest | dict[str, Any] | None, lang: str, summary: Summary | None = None) -> str:
-    """A request the planner's ``parse_request`` reads back (origin, destination, dates, travellers, budget);
-    falls back to the summary's objective and constraints when the slots are empty."""
+    """A request the planner's ``parse_request`` reads back (origin, destination, dates, travellers, budget,
+    interests), written by the same helper as the Plan page's form; falls back to the summary's objective
+    and constraints when the slots are empty."""
     if isinstance(req, dict):
         req = TravelRequest.model_validate(req) if req else None
     if req is None or not (req.destination_text or req.start_date or req.budget):
         if summary is None:
             return ""
         return "; ".join([summary.objective, *summary.constraints])
-    zh = lang == "zh"
-    parts: list[str] = []
-    if req.origin_text and req.destination_text:
-        parts.append(f"从{req.origin_text}到{req.destination_text}" if zh
-                     else f"From {req.origin_text} to {req.destination_text}")
-    elif req.destination_text:
-        parts.append(f"去{req.destination_text}" if zh else f"Trip to {req.destination_text}")
-    if req.start_date and req.end_date:
-        s, e = req.start_date.isoformat(), req.end_date.isoformat()
-        parts.append(f"{s}到{e}" if zh else f"{s} to {e}")
-    adults = req.adults or 1
-    children = req.children or 0
-    if zh:
-        parts.append(f"{adults}个大人" + (f"{children}个小孩" if children else ""))
-    else:
-        parts.append(f"{adults} adult{'s' if adults != 1 else ''}"
-                     + (f" and {children} child{'ren' if children != 1 else ''}" if children else ""))
-    if req.budget is not None:
-        amount = f"{req.budget.amount:.0f}"
-        parts.append(f"预算{amount} {req.budget.currency}" if zh else f"budget {amount} {req.budget.currency}")
-    return ("，" if zh else ", ").join(parts)
+    return form_request_text(
+        origin=req.origin_text or "", destination=req.destination_text or "", start=req.start_date,
+        end=req.end_date, budget=req.budget.amount if req.budget else None,
+        currency=req.budget.currency if req.budget else "", adults=req.adults or 1, children=req.children or 0,
+        interests=req.interests, lang=lang,
+    )
 
 
 def quick_replies_for(text: str, lang: str) -> list[str]:

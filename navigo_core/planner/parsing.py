@@ -483,6 +483,11 @@ def place_phrases(text: str) -> tuple[str, str]:
                 if len(cand) >= 2:
                     dest = cand
                     break
+        if not dest:  # "杭州之旅", "杭州三日游", "规划杭州行"
+            m = re.search(r"(?:规划|安排|计划)?(?:一次|一趟|个)?([\u4e00-\u9fff]{2,6}?)(?:之旅|[一二三四五六七八九十\d]+日游|自由行|游)", text)
+            cand = re.sub(r"^.*(?:规划|安排|计划|一次|一趟|帮我|我们|我想|我要)", "", m.group(1)) if m else ""
+            if len(cand) >= 2 and not re.search(r"旅|游|出差|行程", cand):
+                dest = _zh_trim(cand)
         if not origin and (m := re.search(rf"从\s*({_ZH_RUN})", text)):
             origin = _zh_trim(m.group(1))
     # English (case-sensitive: proper nouns and IATA codes)

@@ -328,13 +328,14 @@ _WEAK = re.compile(
     r"|\broutes?\b.{0,40}\b(?:from|via|through|between)\b"
     r"|\b(?:directions|how (?:do|can) i (?:get|drive)|drive|driving)\b.{0,20}\bfrom\b.{1,60}?\bto\b"
     r"|路线|线路|导航|路径规划|怎么走|怎么开车去|顺路"
-    r"|(?:从|由).{1,20}?出发.{0,30}?(?:到|至|去|前往|回到)"
+    r"|(?:从|由).{1,20}?出发.{0,30}?(?<![日号月\d])(?:到|至|去|前往|回到)"
     r"|(?:从|由)[^,，。]{1,15}?(?:到|至|去)[^,，。]{1,15}?(?:怎么走|怎么去|开车|自驾|驾车)",
     GATE_FLAGS,
 )
 _NEGATIVE = re.compile(
     r"\b(?:trips?|itinerar(?:y|ies)|vacations?|holidays?|hotels?|flights?|visas?|weather|forecast)\b"
-    r"|出差|旅行|旅游|行程|酒店|住宿|机票|航班|火车票|高铁票|签证|报销|审批|天气",
+    r"|\b(?:budget|adults?|kids?|children)\b"
+    r"|出差|旅行|旅游|之旅|行程|度假|酒店|住宿|机票|航班|火车票|高铁票|签证|报销|审批|天气|预算|大人|小孩",
     GATE_FLAGS,
 )
 

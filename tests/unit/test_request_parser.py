@@ -244,3 +244,15 @@ def test_llm_failure_keeps_rule_result(fake_openai, fake_llm):
     r = parse("去杭州，预算6000元", llm=fake_llm)
     assert r.destination.name == "Hangzhou" and r.budget.amount == 6000
     assert "request.note.llm_failed" in r.notes and r.start_date is None
+
+
+@pytest.mark.parametrize("text, origin, dest", [
+    ("帮我规划杭州之旅，从上海出发，5月1日到5日", "上海", "杭州"),
+    ("杭州三日游", "", "杭州"),
+    ("规划一次北京自由行", "", "北京"),
+    ("帮我规划一次出差", "", ""),
+])
+def test_destination_from_trip_nouns(text: str, origin: str, dest: str) -> None:
+    from navigo_core.planner.parsing import place_phrases
+
+    assert place_phrases(text) == (origin, dest)

@@ -601,3 +601,11 @@ def test_gate_with_the_real_offline_router(message: str, allowed: set[str]) -> N
     decision, reply = handle_message(message, context)
     assert decision.scene_id in allowed, (decision.step, decision.scene_id, decision.detail)
     assert reply.text and decision.reason
+
+
+def test_dates_are_not_mistaken_for_a_route_destination() -> None:
+    """"从上海出发，5月1日到5日" is a trip with dates, not a route to "5日"."""
+    from navigo_core.scenes.route_planning import _gate
+
+    assert _gate("帮我规划杭州之旅，从上海出发，5月1日到5日，两个大人，预算6000元") is None
+    assert _gate("从上海出发经过苏州、嘉兴到杭州的路线") is not None
