@@ -489,9 +489,9 @@ def user_of(context: Any) -> str:
 def policy_and_grade(context: Any) -> tuple[Any, str, bool]:
     """(policy or None, grade, grade_assumed): ``settings.employee_grade``, else the policy's lowest grade."""
     try:
-        from navigo_core.policy import load_policy
+        from navigo_core.policy import policy_for_settings
 
-        policy = getattr(context, "policy", None) or load_policy()
+        policy = getattr(context, "policy", None) or policy_for_settings(getattr(context, "settings", None))
     except Exception:  # noqa: BLE001 - a broken or missing policy file: no policy checks
         return None, "", False
     grade = str(getattr(getattr(context, "settings", None), "employee_grade", "") or "")

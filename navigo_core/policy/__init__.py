@@ -65,7 +65,19 @@ def load_policy(path: str | Path | None = None) -> TravelPolicy:
     p = Path(path).expanduser()
     if p.resolve() == DEFAULT_POLICY_FILE:
         return default_policy()
-    return _read(p)
+    try:
+        mtime = p.stat().st_mtime_ns
+    except OSError:
+        return _read(p)  # raises the specific "not found" error
+    return _read_cached(str(p.resolve()), mtime)
+
+
+@lru_cache(maxsize=8)
+def _read_cached(path: str, mtime_ns: int) -> TravelPolicy:
+    """A custom policy file, read and validated once per version (keyed by its modification time),
+    so pages and scenes that ask on every run do not re-read it, and an administrator's edit still
+    takes effect."""
+    return _read(Path(path))
 
 
 def policy_status(path: str | Path | None = None, lang: str = "en") -> tuple[TravelPolicy | None, str | None]:

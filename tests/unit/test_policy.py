@@ -149,3 +149,30 @@ def test_policy_check_agent_on_a_luxury_plan():
     assert len(logs) == 1 and "HOTEL-1" in logs[0].output_summary
     assert policy_check.run(state, deps) == {}  # idempotent
     assert policy_check.run(state.model_copy(update={"budget": None, "policy_excesses": None}), deps) == {}
+
+
+def test_custom_policy_file_is_read_once_per_version_and_used_by_scenes(tmp_path):
+    import os
+
+    from navigo_core.applications import policy_and_grade
+    from navigo_core.config import get_settings
+    from navigo_core.policy import DEFAULT_POLICY_FILE, load_policy
+
+    raw = yaml.safe_load(DEFAULT_POLICY_FILE.read_text(encoding="utf-8"))
+    raw["hotel"]["caps"]["cn_t1"]["G1"] = 444
+    custom = tmp_path / "policy.yaml"
+    custom.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    first = load_policy(custom)
+    assert load_policy(custom) is first  # not re-read while unchanged
+    assert first.hotel_cap("cn_t1", "G1").amount == 444
+
+    raw["hotel"]["caps"]["cn_t1"]["G1"] = 455
+    custom.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    os.utime(custom, ns=(first_ns := custom.stat().st_mtime_ns + 10**9, first_ns))
+    assert load_policy(custom).hotel_cap("cn_t1", "G1").amount == 455  # an edit takes effect
+
+    class Ctx:
+        settings = get_settings(travel_policy_file=str(custom))
+
+    policy, _grade, _assumed = policy_and_grade(Ctx())
+    assert policy.hotel_cap("cn_t1", "G1").amount == 455  # scenes use the configured file
