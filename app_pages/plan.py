@@ -17,22 +17,18 @@ from navigo_core.i18n import t
 from navigo_core.planner.exports import to_ics, to_json, to_markdown
 from navigo_core.planner.form import request_text
 from navigo_core.planner.state import PlannerState
-from navigo_core.planner.supervisor import make_planner_deps, plan, resume
-from ui.context import choice, gate_context, lang, llm_client, settings, show_error, store, tr
+from navigo_core.planner.supervisor import plan, resume
+from ui.context import choice, gate_context, lang, planner_deps, show_error, store, tr
 from ui.progress import run_with_progress
 
 S = st.session_state
 L = lang()
 
 
-def _deps():  # type: ignore[no-untyped-def]
-    return make_planner_deps(settings(), llm=llm_client(), store=store())
-
-
 def _run(text: str, *, previous: PlannerState | None = None) -> bool:
     """Plan ``text``, show progress live, save a version, and keep the previous version for comparison."""
     try:
-        state = run_with_progress(lambda on_event: plan(text, _deps(), on_event=on_event),
+        state = run_with_progress(lambda on_event: plan(text, planner_deps(), on_event=on_event),
                                   label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
     except NavigoError as exc:
         show_error(exc)
@@ -51,7 +47,7 @@ def _keep(state: PlannerState, previous: PlannerState | None) -> None:
 def _resume(answer: str) -> None:
     state: PlannerState = S["plan.state"]
     try:
-        new = run_with_progress(lambda on_event: resume(state, answer, _deps(), on_event=on_event),
+        new = run_with_progress(lambda on_event: resume(state, answer, planner_deps(), on_event=on_event),
                                 label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
     except NavigoError as exc:
         show_error(exc)

@@ -5,6 +5,7 @@ Thin: widgets → navigo_core.route → render. All decisions live in the core.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -17,8 +18,8 @@ from navigo_core.maps import build_pick_map, build_route_map, from_map_coords
 from navigo_core.route.exports import to_gpx, to_json
 from navigo_core.route.form import request_from_rows, rows_from_request
 from navigo_core.route.models import RouteRequest, RouteResult
-from navigo_core.route.service import make_route_deps, plan_route
-from ui.context import choice, lang, leaflet_prefix, settings, show_error, store, tr
+from navigo_core.route.service import plan_route
+from ui.context import choice, lang, leaflet_prefix, route_deps, settings, show_error, store, tr
 
 S = st.session_state
 S.setdefault("route.rows", [{"place": None, "pin": None, "group": None}])
@@ -152,7 +153,7 @@ run = S.pop("route.run", None)
 if run is not None:
     try:
         req = _build_request()
-        deps = make_route_deps(s, matrix_name=provider, picked=S["route.picked"])
+        deps = replace(route_deps(provider), picked=dict(S["route.picked"]))
         with st.spinner(tr("route.page.running")):
             S["route.result"] = plan_route(req, deps, allow_fallback=run["fallback"])
         S.pop("route.error", None)

@@ -12,6 +12,9 @@ from navigo_core.i18n import t
 from navigo_core.intent import IntentRouter, make_router
 from navigo_core.llm import LLMClient, make_llm_client
 from navigo_core.maps.assets import ensure_leaflet_assets
+from navigo_core.planner.deps import PlannerDeps
+from navigo_core.planner.supervisor import make_planner_deps
+from navigo_core.route.service import RouteDeps, make_route_deps
 from navigo_core.scenes import GateContext, make_gate_context
 from navigo_core.store import Store
 
@@ -45,6 +48,19 @@ def intent_router() -> IntentRouter:
 def gate_context() -> GateContext:
     """The gate's shared dependencies; per-conversation state is passed per call."""
     return make_gate_context(settings(), router=intent_router(), llm=llm_client())
+
+
+@st.cache_resource
+def route_deps(matrix_name: str) -> RouteDeps:
+    """Route providers for ``matrix_name``, built once (their HTTP clients are reused across runs);
+    pages add the session's own picks with ``dataclasses.replace``."""
+    return make_route_deps(settings(), matrix_name=matrix_name)
+
+
+@st.cache_resource
+def planner_deps() -> PlannerDeps:
+    """The planner's providers, built once per process (shared, read-only)."""
+    return make_planner_deps(settings(), llm=llm_client(), store=store())
 
 
 @st.cache_resource
