@@ -12,20 +12,14 @@ from typing import Any
 
 import streamlit as st
 
-from navigo_core.chat import ChatService
 from navigo_core.errors import NavigoError
-from ui.context import gate_context, llm_client, settings, show_error, store, tr
+from ui.context import chat_service, show_error, store, tr
 
 S = st.session_state
 Q = st.query_params
 
 
-@st.cache_resource
-def _service() -> ChatService:
-    return ChatService(store(), settings(), llm=llm_client(), gate_context=gate_context())
-
-
-service = _service()
+service = chat_service()
 owner = Q.get("u") or uuid.uuid4().hex[:16]
 if Q.get("u") != owner:
     Q["u"] = owner

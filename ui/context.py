@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from navigo_core.chat import ChatService
 from navigo_core.config import Settings, get_settings
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
@@ -48,6 +49,12 @@ def intent_router() -> IntentRouter:
 def gate_context() -> GateContext:
     """The gate's shared dependencies; per-conversation state is passed per call."""
     return make_gate_context(settings(), router=intent_router(), llm=llm_client())
+
+
+@st.cache_resource
+def chat_service() -> ChatService:
+    """The chat service (stateless per call; threads live in the store)."""
+    return ChatService(store(), settings(), llm=llm_client(), gate_context=gate_context())
 
 
 @st.cache_resource
