@@ -20,22 +20,27 @@ Q = st.query_params
 
 
 service = chat_service()
-owner = Q.get("u") or uuid.uuid4().hex[:16]
+# The session holds the current owner and thread; the URL mirrors them. A new browser session (a
+# refresh, or a bookmarked link) takes them from the URL; a fresh tab without them starts its own.
+if "chat.owner" not in S:
+    S["chat.owner"] = Q.get("u") or uuid.uuid4().hex[:16]
+    tid = Q.get("thread")
+    known = bool(tid) and store().threads.get(tid, owner=S["chat.owner"]) is not None  # not another's
+    S["chat.thread"] = tid if known else service.new_thread(S["chat.owner"])
+owner, thread_id = S["chat.owner"], S["chat.thread"]
 if Q.get("u") != owner:
     Q["u"] = owner
-thread_id = Q.get("thread")
-if not thread_id or store().threads.get(thread_id, owner=owner) is None:  # unknown, or another session's
-    thread_id = service.new_thread(owner)
+if Q.get("thread") != thread_id:
     Q["thread"] = thread_id
 
 
 def _new_conversation() -> None:
-    Q["thread"] = service.new_thread(owner)
+    S["chat.thread"] = service.new_thread(owner)
     S.pop("chat.pending", None)
 
 
 def _open(tid: str) -> None:
-    Q["thread"] = tid
+    S["chat.thread"] = tid
     S.pop("chat.pending", None)
 
 
@@ -69,7 +74,7 @@ with st.sidebar:
     st.button(tr("chatpage.new"), key="chat_new", on_click=_new_conversation, icon=":material/add:", width="stretch")
     st.markdown(f"**{tr('chatpage.history')}**")
     for t in service.threads(owner)[:20]:
-        if t["id"] == Q.get("thread"):
+        if t["id"] == thread_id:
             st.caption(f"▸ {t['title'] or tr('chatpage.untitled')}")
         elif t["title"]:
             st.button(t["title"][:40], key=f"chat_thread_{t['id']}", on_click=_open, args=(t["id"],),
@@ -109,13 +114,15 @@ st.chat_input(tr("chatpage.placeholder"), key="chat_input", on_submit=_submit, d
 
 if pending is not None:
     try:
+        # The core stores the user message before anything is drawn: a rerun that interrupts
+        # this run can then never lose what was typed.
         if isinstance(pending, tuple):
             action, tid = pending
             reply = service.retry(tid) if action == "__retry__" else service.continue_offline(tid)
         else:
+            reply = service.send(thread_id, pending)
             with st.chat_message("user"):
                 show(pending)
-            reply = service.send(thread_id, pending)
         with st.chat_message("assistant"):
             if reply.stream is not None:
                 st.write_stream(reply.stream)

@@ -22,6 +22,9 @@ def send(page: Page, text: str) -> None:
     box.fill(text)
     box.press("Enter")
     expect(messages).to_have_count(before + 2, timeout=30_000)
+    # the input is disabled while the reply is processed and enabled again by the redraw that
+    # follows: waiting for it means the next message cannot land in the middle of that redraw
+    expect(box).to_be_enabled(timeout=30_000)
     wait_for_app(page)
 
 
