@@ -508,39 +508,4 @@ def place_phrases(text: str) -> tuple[str, str]:
 
 # --- interests -----------------------------------------------------------------
 
-@lru_cache(maxsize=1)
-def interest_lexicon() -> dict[str, dict[str, list[str]]]:
-    """Canonical interest id → {"en": [...], "zh": [...]} (``data/interests.yaml``)."""
-    return yaml.safe_load((_DATA / "interests.yaml").read_text(encoding="utf-8"))
-
-
-@lru_cache(maxsize=1)
-def _interest_patterns() -> list[tuple[str, re.Pattern[str]]]:
-    out = []
-    for iid, words in interest_lexicon().items():
-        en = "|".join(re.escape(w.lower()) for w in sorted(words.get("en", []), key=len, reverse=True))
-        zh = "|".join(re.escape(w) for w in sorted(words.get("zh", []), key=len, reverse=True))
-        parts = [rf"\b(?:{en})s?\b"] if en else []
-        if zh:
-            parts.append(f"(?:{zh})")
-        out.append((iid, re.compile("|".join(parts))))
-    return out
-
-
-def parse_interests(text: str) -> list[str]:
-    """Canonical interest ids in order of mention: "喜欢喝茶和徒步" → ["tea", "hiking"]."""
-    low = normalize_text(text).lower()
-    hits = []
-    for iid, pattern in _interest_patterns():
-        if m := pattern.search(low):
-            hits.append((m.start(), iid))
-    return [iid for _, iid in sorted(hits)]
-
-
-def canonical_interest(word: str) -> str | None:
-    """A canonical id for ``word`` (an id itself or any lexicon keyword), else None."""
-    w = word.strip().lower()
-    if w in interest_lexicon():
-        return w
-    found = parse_interests(w)
-    return found[0] if found else None
+from navigo_core.understand.interests import canonical_interest, interest_lexicon, parse_interests  # noqa: E402,F401

@@ -91,6 +91,10 @@ FORBIDDEN_IMPORTS = {
     "intent": ("navigo_core.scenes", "navigo_core.route"),
     "route": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.llm"),
     "store": ("navigo_core.",),
+    # the one request parser sits under every consumer: it knows places, the LLM client and i18n only
+    "understand": ("navigo_core.planner", "navigo_core.scenes", "navigo_core.intent", "navigo_core.route",
+                   "navigo_core.clarify", "navigo_core.chat", "navigo_core.applications", "navigo_core.expenses",
+                   "navigo_core.security", "navigo_core.store", "navigo_core.policy"),
 }
 
 

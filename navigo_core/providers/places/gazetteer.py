@@ -207,6 +207,7 @@ class _Index:
         self.airport_names: dict[str, list[int]] = {}
         self._latin_keys: list[str] | None = None
         self._cjk_chars: dict[str, list[str]] | None = None
+        self._regions: dict[str, list[tuple[str, str]]] | None = None
         t0 = time.perf_counter()
         with _gc_paused():
             self._build_cities()
@@ -277,6 +278,40 @@ class _Index:
             iata[code] = eid
             names[normalize_name(ap["name"])].append(eid)
         self.iata, self.airport_names = iata, dict(names)
+
+    # --- regions (first-level admin areas: states, provinces) ---
+
+    def regions(self) -> dict[str, list[tuple[str, str]]]:
+        """Normalized admin1 name (English, Chinese) → [(country code, admin1 code)], built on first use."""
+        if self._regions is None:
+            names: dict[str, str] = json.loads((DATA_DIR / "admin1_names.json").read_text(encoding="utf-8"))["names"]
+            out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            for full, name in names.items():
+                cc, _, code = full.partition(".")
+                for key in {normalize_name(name), normalize_admin(name)}:
+                    if key and (cc, code) not in out[key]:
+                        out[key].append((cc, code))
+            for full, entry in _zh_data()["admin1"].items():
+                cc, _, code = full.partition(".")
+                for key in (normalize_admin(entry["en"]), normalize_name(entry["zh"]), normalize_name(entry["full"])):
+                    if (cc, code) not in out[key]:
+                        out[key].append((cc, code))
+            self._regions = dict(out)
+        return self._regions
+
+    def region_place(self, cc: str, code: str, name_zh: str = "") -> Place | None:
+        """A region as a :class:`Place` at the population-weighted centre of its cities."""
+        members = [e for e in self.entries if e.kind == "city" and e.cc == cc and e.admin_code == code]
+        if not members:
+            return None
+        weight = sum((e.population or 1) for e in members)
+        lat = sum(e.lat * (e.population or 1) for e in members) / weight
+        lon = sum(e.lon * (e.population or 1) for e in members) / weight
+        top = max(members, key=lambda e: e.population or 0)
+        country = self.countries.get(cc)
+        return Place(name=top.admin or code, lat=lat, lon=lon, admin=top.admin, admin_zh=top.admin_zh, country=cc,
+                     country_name=country.name if country else "", country_name_zh=country.name_zh if country else "",
+                     source="region", ref=f"{cc}.{code}", population=weight, name_zh=top.admin_zh or name_zh)
 
     # --- matching ---
 
@@ -456,6 +491,38 @@ class GazetteerPlaceProvider:
             if len(out) >= limit:
                 break
         return out
+
+    def name_kinds(self, text: str) -> frozenset[str]:
+        """What ``text`` names, as a whole: ``"city"`` (main name), ``"alias"`` (alternate name only),
+        ``"region"``, ``"country"``; empty when nothing. A cheap look-up for text scanners."""
+        key = normalize_name(text)
+        if not key:
+            return frozenset()
+        idx = _index()
+        kinds = set()
+        if key in idx.primary:
+            kinds.add("city")
+        elif key in idx.alternate:
+            kinds.add("alias")
+        if key in idx.regions() or normalize_admin(text) in idx.regions():
+            kinds.add("region")
+        if key in idx.country_keys and len(key) > 2:
+            kinds.add("country")
+        return frozenset(kinds)
+
+    def is_iata(self, code: str) -> bool:
+        idx = _index()
+        idx._ensure_airports()
+        return code.strip().upper() in idx.iata
+
+    def search_regions(self, query: str) -> list[Place]:
+        """The first-level admin areas ``query`` names ("Texas", "云南", "Yunnan Sheng"), largest first."""
+        idx = _index()
+        name = query.strip()
+        ids = idx.regions().get(normalize_name(name)) or idx.regions().get(normalize_admin(name)) or []
+        zh = normalize_name(name) if has_cjk(name) else ""
+        places = [p for cc, code in ids if (p := idx.region_place(cc, code, zh)) is not None]
+        return sorted(places, key=lambda p: -(p.population or 0))
 
     def lookup_iata(self, code: str) -> Place | None:
         """The airport with IATA code ``code`` (any case), or None."""

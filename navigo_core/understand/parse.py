@@ -1,0 +1,239 @@
+"""``parse_request`` (one message) and ``update_request`` (the next message of the same conversation).
+
+Rules first; with an LLM configured, :mod:`.llm` reconciles (a rule value is not final).
+
+Conversation state (:func:`update_request`)
+    * a later value replaces an earlier one, except that a vague later value ("this weekend")
+      never replaces an explicit earlier one; an explicit value replaces a vague one ("long
+      weekend" → "2027-04-02 to 2027-04-05");
+    * corrections work because later wins: "actually 3 people", "不对，5号回来" (a day of the
+      month alone is read against the known start);
+    * an answer may fill several fields ("Hangzhou, 12 people, 2027-04-20 to 2027-04-22");
+    * a bare answer fills the field that was asked (``expect``): a place, a number of
+      travellers, an amount, a trip length.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from navigo_core.i18n import detect_lang
+from navigo_core.providers.places import Place, PlaceProvider
+from navigo_core.understand import dates as _dates
+from navigo_core.understand.interests import parse_interests
+from navigo_core.understand.models import MAX_DAYS, Ambiguity, Money, ParsedRequest
+from navigo_core.understand.money import parse_budget
+from navigo_core.understand.numbers import normalize_text, parse_amount, parse_number
+from navigo_core.understand.places import _GAZ, Mention, find_places, resolve_mentions
+from navigo_core.understand.travellers import parse_travellers
+
+if TYPE_CHECKING:
+    from navigo_core.llm import LLMClient
+
+__all__ = ["DEFAULT_CURRENCY", "MAX_TEXT", "parse_request", "update_request"]
+
+DEFAULT_CURRENCY = {"zh": "CNY", "en": "USD"}
+MAX_TEXT = 2000  # characters read; a request is a few sentences
+
+
+def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: date | None = None,
+           fixed: dict[str, Place] | None = None, expect: str | None = None,
+           travellers_known: int | None = None) -> ParsedRequest:
+    text = normalize_text(text)[:MAX_TEXT]
+    req = ParsedRequest(text=text, lang=lang)
+
+    # dates
+    d = _dates.parse_dates(text, today, anchor=anchor)
+    for key in d.notes:
+        req.note(key)
+    if d.start:
+        req.start_date, req.sources["start_date"] = d.start, "rule"
+    if d.end and (d.start is None or d.end >= d.start):
+        if d.start is None and anchor is not None and d.end < anchor:
+            req.note("request.note.end_before_start")
+        else:
+            req.end_date, req.sources["end_date"] = d.end, "rule"
+    if d.vague:
+        req.vague += [f for f in ("start_date", "end_date") if getattr(req, f) is not None]
+    if d.duration_days:
+        req.days, req.sources["days"] = min(d.duration_days, MAX_DAYS), "rule"
+    elif req.start_date and req.end_date:
+        req.days = min((req.end_date - req.start_date).days + 1, MAX_DAYS)
+        req.sources["days"] = "rule"
+    if d.period and req.start_date is None:
+        req.ambiguities.append(Ambiguity(field="dates", text=d.period_text, reason="understand.amb.period",
+                                         candidates=_dates.period_options(d.period, req.days, lang)))
+    if expect == "days" and req.days is None and (n := _bare_int(text)) and n <= MAX_DAYS:
+        req.days, req.sources["days"] = n, "rule"
+
+    # travellers
+    tr = parse_travellers(text)
+    if tr.adults is None and tr.children is None and expect == "travellers" and (n := _bare_int(text)):
+        tr.adults = n
+    if tr.adults is not None:
+        req.adults, req.sources["adults"] = tr.adults, "rule"
+    if tr.children is not None:
+        req.children, req.sources["children"] = tr.children, "rule"
+
+    # budget
+    b = parse_budget(text)
+    if b is None and expect == "budget" and (a := parse_amount(re.sub(r"^(?:about|around|大概|大约|约)\s*", "", text))):
+        from navigo_core.understand.money import BudgetResult
+
+        b = BudgetResult(a, None)
+    if b is not None and 0 < b.amount < 1e9:
+        currency = b.currency or DEFAULT_CURRENCY.get(lang, "USD")
+        if b.currency is None:
+            req.note("request.note.currency_assumed")
+        amount = b.amount
+        party = req.travellers or travellers_known
+        if b.per_person:
+            req.budget_per_person = True
+            amount *= party or 1
+            req.note("request.note.per_person" if party else "request.note.per_person_unknown")
+        req.budget, req.sources["budget"] = Money(amount=amount, currency=currency), "rule"
+
+    # places
+    mentions = find_places(text)
+    if expect in ("origin", "destination") and not mentions:
+        bare = text.strip(" .!?。！？")
+        if 1 <= len(bare) <= 40 and not re.search(r"\d", bare):
+            mentions = [Mention(bare, 0, len(bare), expect, bool(_GAZ.name_kinds(bare)))]
+    if expect == "origin" and len(mentions) == 1 and mentions[0].role == "destination" and not _has_dest_cue(text):
+        mentions[0].role = "origin"
+    reading = resolve_mentions(mentions, places, lang=lang, fixed=fixed)
+    for role in ("origin", "destination"):
+        if getattr(reading, f"{role}_text"):
+            setattr(req, f"{role}_text", getattr(reading, f"{role}_text"))
+            setattr(req, role, getattr(reading, role))
+            req.sources[role] = "rule"
+    req.ambiguities += reading.ambiguities
+
+    # interests
+    if interests := parse_interests(text):
+        req.interests, req.sources["interests"] = interests, "rule"
+    return req
+
+
+def _has_dest_cue(text: str) -> bool:
+    return bool(re.search(r"\b(?:to|visit|heading)\b|去|到|前往", text, re.IGNORECASE))
+
+
+def _bare_int(text: str) -> int | None:
+    m = re.fullmatch(r"\s*(\d{1,3}|[一二两俩三四五六七八九十]+)\s*(?:people|persons?|adults?|days?|天|个人|人|位|个|日)?\s*[.。!]?\s*",
+                     text, re.IGNORECASE)
+    return parse_number(m.group(1)) if m else None
+
+
+def parse_request(text: str, *, today: date, lang: str | None = None, places: PlaceProvider | None = None,
+                  llm: LLMClient | None = None) -> ParsedRequest:
+    """Every request field in ``text``; the offline gazetteer resolves places unless ``places`` is given.
+
+    With ``llm``, the model reads the text and the rules' reading and returns the full field set;
+    where both have a value and they differ, the one backed by words in the message wins, and a
+    remaining conflict becomes a question (:mod:`navigo_core.understand.llm`).
+    """
+    lang = lang or detect_lang(text)
+    provider = places or _GAZ
+    req = _rules(text, today=today, lang=lang, places=provider)
+    if llm is not None:
+        from navigo_core.understand.llm import reconcile
+
+        req = reconcile(req, text, today=today, places=provider, llm=llm)
+    return req
+
+
+_FIELDS = ("origin_text", "destination_text", "origin", "destination", "start_date", "end_date", "days", "adults",
+           "children", "budget", "budget_per_person", "interests")
+
+
+def update_request(previous: ParsedRequest, text: str, *, today: date, places: PlaceProvider | None = None,
+                   expect: str | None = None, llm: LLMClient | None = None) -> ParsedRequest:
+    """``previous`` updated with the next message ``text`` (see the module docstring).
+
+    ``expect`` names the field the last question asked for ("destination", "dates", "days",
+    "travellers", "budget", "origin"), so a bare answer ("Hangzhou", "3", "6000") fills it.
+    """
+    provider = places or _GAZ
+    fixed = {r: p for r in ("origin", "destination") if (p := getattr(previous, r)) is not None}
+    new = _rules(text, today=today, lang=previous.lang, places=provider, anchor=previous.start_date, fixed=fixed,
+                 expect=expect, travellers_known=previous.travellers)
+    if llm is not None:
+        from navigo_core.understand.llm import reconcile
+
+        new = reconcile(new, text, today=today, places=provider, llm=llm)
+    out = previous.model_copy(deep=True)
+    out.text = f"{previous.text}\n{new.text}".strip()
+
+    def replace(name: str) -> bool:
+        value = getattr(new, name)
+        if value is None or value == [] or value is False:
+            return False
+        if name in new.vague and getattr(out, name) is not None and name not in out.vague:
+            return False  # a vague later value never replaces an explicit one
+        return True
+
+    dates_new = new.start_date is not None
+    if dates_new and replace("start_date"):
+        start, end = new.start_date, new.end_date
+        if end is None and new.days:
+            end = start + timedelta(days=new.days - 1)
+        elif end is None and out.days and "days" not in out.vague:
+            end = start + timedelta(days=out.days - 1)
+        out.end_date = None
+        out.start_date = start
+        out.end_date = end
+        out.vague = [v for v in out.vague if v not in ("start_date", "end_date")] + [
+            v for v in new.vague if v in ("start_date", "end_date")]
+        for f in ("start_date", "end_date"):
+            out.sources[f] = "user" if previous.text else new.sources.get(f, "rule")
+        out.days = (end - start).days + 1 if end else (new.days or out.days)
+    elif new.end_date is not None and replace("end_date"):
+        if out.start_date is None or new.end_date >= out.start_date:
+            out.end_date = new.end_date
+            out.sources["end_date"] = "user"
+            if out.start_date:
+                out.days = (out.end_date - out.start_date).days + 1
+    elif new.days and out.start_date is not None and (
+            out.end_date is None or "end_date" in out.vague or expect in ("days", "dates") or
+            re.search(r"actually|instead|change|make it|不对|改成|改为|其实|还是", text, re.IGNORECASE)):
+        out.days = new.days
+        out.end_date = out.start_date + timedelta(days=new.days - 1)
+        out.sources["end_date"] = "user"
+    elif new.days:
+        out.days = new.days
+    for name in ("adults", "children", "interests"):
+        if replace(name):
+            setattr(out, name, getattr(new, name))
+            out.sources[name] = "user"
+    if new.adults is not None and new.children is None and previous.children is not None and "孩" not in text \
+            and not re.search(r"kid|child", text, re.IGNORECASE):
+        out.children = previous.children if new.adults != (previous.adults or 0) + (previous.children or 0) else 0
+    if new.budget is not None:
+        budget = new.budget
+        if new.budget_per_person and new.travellers is None and out.travellers:
+            budget = Money(amount=budget.amount * out.travellers, currency=budget.currency)
+        out.budget = budget
+        out.budget_per_person = new.budget_per_person
+        out.sources["budget"] = "user"
+    elif previous.budget_per_person and previous.budget and new.travellers and new.travellers != previous.travellers:
+        per = previous.budget.amount / max(previous.travellers or 1, 1)
+        out.budget = Money(amount=per * new.travellers, currency=previous.budget.currency)
+    for role in ("origin", "destination"):
+        if getattr(new, f"{role}_text"):
+            setattr(out, f"{role}_text", getattr(new, f"{role}_text"))
+            setattr(out, role, getattr(new, role))
+            out.sources[role] = "user"
+    # ambiguities: the new message's own, plus the earlier ones it did not settle
+    settled = {a.field for a in new.ambiguities}
+    if new.start_date is not None:
+        settled.add("dates")
+    for role in ("origin", "destination"):
+        if getattr(new, f"{role}_text"):
+            settled.add(role)
+    out.ambiguities = [a for a in previous.ambiguities if a.field not in settled] + list(new.ambiguities)
+    for key in new.notes:
+        out.note(key)
+    return out

@@ -1,0 +1,470 @@
+"""Places in a request: find the words (any case, both languages), give them a role, resolve them.
+
+Finding
+    Cue words give the role: "from X", "starting in X", "leaving X" (origin); "to Y", "heading to Y",
+    "visiting 3 cities in Y", "in Y" (destination); "between X and Y"; "X to Y" with no cue before
+    X; Chinese "从X…到/去/飞/回/至Y", "X到Y", "X至Y", "X飞Y", "去Y", "Y之旅", "Y三日游". After a cue
+    the longest run of words that the offline gazetteer knows (a city, a region such as "Texas" or
+    "云南", a country) is the place, whatever its case; Chinese runs are cut at the longest known
+    name ("成都吃火锅看熊猫" → "成都"). Unknown capitalised words (or a Chinese run cut at stop
+    words) are kept as written, so an unknown name becomes a question, never another place.
+    IATA codes ("PVG", "sfo" after a cue) are airports.
+
+Resolving (:func:`resolve_mentions`)
+    Each name's candidates come from the place provider. One candidate: it. Several: the
+    context decides, in this order: the other places in the request (same country as a place that
+    is itself certain), the language (Chinese text → China), then population (the largest at
+    least :data:`DOMINANCE` times the next). Otherwise the mention stays unresolved and an
+    :class:`~navigo_core.understand.models.Ambiguity` lists the candidates. Never a silent swap.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from navigo_core.errors import InputError, PlaceResolutionError, ProviderError
+from navigo_core.providers.places import Place, PlaceProvider, resolve_place
+from navigo_core.geo import haversine_m
+from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider, has_cjk, normalize_name, split_qualifiers
+from navigo_core.providers.places.resolve import dedupe_places, place_to_text
+from navigo_core.understand.models import Ambiguity
+
+__all__ = ["DOMINANCE", "Mention", "PlaceReading", "find_places", "resolve_mentions"]
+
+log = logging.getLogger(__name__)
+
+NEARER = 3.0  # among same-country namesakes, one this many times nearer to the other places wins
+DOMINANCE = 20.0
+CONFLICT = 50.0  # a namesake this many times larger than the context's pick makes the choice a question  # the most populous candidate wins alone when it is this many times the next one
+_DATA = Path(__file__).parent / "data"
+_GAZ = GazetteerPlaceProvider()
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    words = (_DATA / "en_common_words.txt").read_text(encoding="utf-8").split()
+    return frozenset(w.lower() for w in words if not w.startswith("#"))
+
+
+@dataclass
+class Mention:
+    text: str
+    start: int
+    end: int
+    role: str  # "origin" | "destination"
+    known: bool = True  # the gazetteer knows the words
+
+
+@dataclass
+class PlaceReading:
+    origin_text: str | None = None
+    destination_text: str | None = None
+    origin: Place | None = None
+    destination: Place | None = None
+    ambiguities: list[Ambiguity] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+
+
+# --- English -----------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'.\-]*|\d+|,")
+_EN_ORIGIN_CUE = re.compile(
+    r"\b(?:from|departing(?:\s+from)?|leaving(?:\s+from)?|starting(?:\s+(?:from|in|at|out\s+(?:in|from)))?|"
+    r"beginning(?:\s+(?:in|from|at))|begins?\s+(?:in|from|at)|starts?\s+(?:in|from|at)|start\s+(?:in|from|at)|"
+    r"out\s+of|based\s+in|origin(?:ating)?(?:\s+(?:in|from))?\s*:?|depart(?:s|ure)?(?:\s+from)?|"
+    r"flying\s+out\s+of|fly\s+out\s+of)\s+", re.IGNORECASE)
+_EN_DEST_CUE = re.compile(
+    r"\b(?:to|heading\s+(?:to|for)|headed\s+(?:to|for)|going\s+to|bound\s+for|towards?|into|visit(?:ing|s)?|"
+    r"explor(?:e|ing)|tour(?:ing)?|ending\s+in|ends?\s+in|arriv(?:e|ing)\s+(?:in|at)|destination\s*:?|"
+    r"(?:trip|vacation|holiday|getaway|weekend|week|days?|nights?|stay|itinerary|honeymoon)\s+in|"
+    r"(?:cities|towns|places|spots|destinations)\s+(?:in|across|around|of|within)|around|in|at|for)\s+",
+    re.IGNORECASE)
+_EN_WEAK = {"in", "at", "for", "around", "into", "towards", "toward"}
+_COUNT_OF_CITIES = re.compile(r"^(?:the\s+)?(?:\w+\s+)?(?:different\s+|distinct\s+|unique\s+)?"
+                              r"(?:cities|towns|places|destinations)\s+(?:in|across|around|of|within)\s+",
+                              re.IGNORECASE)
+
+
+def _known(words: str) -> frozenset[str]:
+    return _GAZ.name_kinds(words)
+
+
+def _en_place_at(text: str, pos: int, *, weak: bool) -> tuple[str, int, bool] | None:
+    """The place starting at ``pos``: (words, end, known) or None."""
+    rest = text[pos:]
+    if m := _COUNT_OF_CITIES.match(rest):
+        pos += m.end()
+        rest = text[pos:]
+        weak = False
+    rest_tokens = [(m.group(0), pos + m.start(), pos + m.end()) for m in _TOKEN.finditer(rest[:80])]
+    if rest_tokens and rest_tokens[0][0].lower() == "the":
+        rest_tokens = rest_tokens[1:]
+    tokens = []
+    for tok in rest_tokens:
+        if tok[0] == ",":
+            break
+        tokens.append(tok)
+        if len(tokens) == 4:
+            break
+    if not tokens:
+        return None
+    first = tokens[0][0]
+    # IATA code: upper case anywhere, lower case after a strong cue
+    if re.fullmatch(r"[A-Za-z]{3}", first) and (first.isupper() or not weak) and first.lower() not in _common_words() \
+            and not _known(first) and _GAZ.is_iata(first):
+        return first, tokens[0][2], True
+    for n in range(len(tokens), 0, -1):
+        words = text[tokens[0][1]:tokens[n - 1][2]].rstrip(".")
+        low = words.lower()
+        if n == 1 and (low in _common_words() or len(low) < 3):
+            continue
+        if tokens[0][0].lower() in _common_words() and not tokens[0][0][:1].isupper():
+            break
+        kinds = _known(words)
+        if kinds and (not weak or words[:1].isupper() or "alias" not in kinds or len(kinds) > 1):
+            if weak and n == 1 and not words[:1].isupper() and kinds == {"alias"}:
+                continue
+            return words, tokens[0][1] + len(words), True
+    # unknown, but written like a name: up to three capitalised words
+    caps = []
+    for word, _, _ in tokens:
+        if word[:1].isupper() and word.lower() not in _common_words() and not word.isupper():
+            caps.append(word)
+        else:
+            break
+        if len(caps) == 3:
+            break
+    if caps and not weak:
+        words = text[tokens[0][1]:tokens[len(caps) - 1][2]].rstrip(".")
+        return words, tokens[0][1] + len(words), False
+    return None
+
+
+def _en_place_before(text: str, pos: int) -> tuple[str, int, bool] | None:
+    """The known place ending right before ``pos`` ("boston to denver": "boston")."""
+    head = text[:pos]
+    tokens = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(head)]
+    tokens = tokens[-4:]
+    for n in range(len(tokens), 0, -1):
+        chunk = tokens[-n:]
+        if any(t[0] == "," for t in chunk):
+            continue
+        words = head[chunk[0][1]:chunk[-1][2]]
+        if chunk[0][0].lower() in _common_words() and not chunk[0][0][:1].isupper():
+            continue
+        if n == 1 and words.lower() in _common_words():
+            continue
+        if re.fullmatch(r"[A-Z]{3}", words) and _GAZ.is_iata(words):
+            return words, chunk[0][1], True
+        kinds = _known(words)
+        if kinds and kinds != {"alias"}:
+            return words, chunk[0][1], True
+    return None
+
+
+def _qualifier(text: str, end: int) -> str:
+    """", Illinois" / ", TX" / ", France" right after a place, as written (else "")."""
+    m = re.match(r"\s*,\s*([A-Z][A-Za-z.]+(?:\s+[A-Z][A-Za-z.]+)?)(?=\s*(?:[,.;!?)]|$|\s+(?:and|to|for|on|in|from)\b))",
+                 text[end:])
+    if m and (_known(m.group(1)) & {"region", "country"} or re.fullmatch(r"[A-Z]{2}", m.group(1))):
+        return text[end:end + m.end()]
+    return ""
+
+
+def _english(text: str) -> list[Mention]:
+    out: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    def add(words: str, start: int, end: int, role: str, known: bool) -> None:
+        q = _qualifier(text, end)
+        if q:
+            words, end = words + q, end + len(q)
+        out.append(Mention(words, start, end, role, known))
+        taken.append((start, end))
+
+    if m := re.search(r"\bbetween\s+", text, re.IGNORECASE):
+        a = _en_place_at(text, m.end(), weak=False)
+        if a:
+            rest = text[a[1]:]
+            if n := re.match(r"\s+and\s+", rest):
+                b = _en_place_at(text, a[1] + n.end(), weak=False)
+                if b:
+                    add(a[0], a[1] - len(a[0]), a[1], "origin", a[2])
+                    add(b[0], b[1] - len(b[0]), b[1], "destination", b[2])
+    for cue_re, role in ((_EN_ORIGIN_CUE, "origin"), (_EN_DEST_CUE, "destination")):
+        for m in cue_re.finditer(text):
+            if not free(m.start(), m.end()):
+                continue
+            cue = m.group(0).strip().lower()
+            weak = cue in _EN_WEAK
+            if role == "destination" and cue == "to" and re.search(r"\b(?:from|starting|leaving)\s+$", text[:m.start()],
+                                                                   re.IGNORECASE):
+                continue
+            got = _en_place_at(text, m.end(), weak=weak)
+            if got and free(got[1] - len(got[0]), got[1]):
+                add(got[0], got[1] - len(got[0]), got[1], role, got[2])
+                if role == "destination" and cue == "to" and not any(x.role == "origin" for x in out):
+                    before = _en_place_before(text, m.start())
+                    if before and free(before[1], before[1] + len(before[0])):
+                        add(before[0], before[1], before[1] + len(before[0]), "origin", before[2])
+    return out
+
+
+# --- Chinese -----------------------------------------------------------------------
+
+_ZH_CONNECT = r"(?:出发)?\s*[，,]?\s*(?:再)?(?:坐高铁|坐飞机|坐火车|开车|自驾|坐车|乘机)?(?:去往|去|到达|到|飞往|飞到|飞|前往|回到|回|至|直飞|返回|往|抵达)"
+_ZH_DEST_CUE = re.compile(r"(?:想去|要去|去往|去|到|前往|飞往|飞到|抵达|回到|目的地(?:是|为)?[:：]?|游览?|在|逛逛|玩转)")
+_ZH_TRIP_NOUN = re.compile(r"(?:之旅|[一二两三四五六七八九十\d]+日游|[一二两三四五六七八九十\d]+天游|自由行|深度游|周边游|游玩|旅游|旅行|攻略|行程)")
+_ZH_STOP = re.compile(r"[，,。.!！?？;；、\s\d]|出发|的|玩|旅|游|看|吃|逛|待|呆|过|住|转|坐|乘|飞|预算|喜欢|然后|和|跟|机票|火车|汽车|航班|高铁|动车|车票|飞机|大巴|船|酒店|怎么|要|想|天|周|月|号|一|两|三")
+_ZH_LEAD = re.compile(r"^.*(?:帮我|帮忙|给我|我想|我要|我们|请问|查询|查一下|查查|查寻|查|订|买|预订|预定|看看|看一下|搜索|搜|找|一下|请|想|要|今天|明天|后天|大后天|下周.|周.|号|日|晚上|早上|上午|下午|的|从)")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+# words that are never an unknown place name: times, holidays, question words, ways of travelling
+_ZH_NOT_PLACE = re.compile(r"五一|十一|国庆|春节|清明|端午|中秋|元旦|圣诞|周|月|号|天|今|明|后|年|怎么|哪|什么|坐车|开车|打车|"
+                           r"出差|旅游|旅行|机票|火车|时候|这里|那里|附近|外地|国外|老家|公司|家里|单位|个|人|我|你|他|她|们|大家")
+
+
+def _zh_known(s: str) -> bool:
+    kinds = _known(s)
+    return bool(kinds)
+
+
+def _zh_forward(text: str, pos: int) -> tuple[str, int, bool] | None:
+    """The place starting at ``pos``: the longest known name, else the run cut at stop words."""
+    while pos < len(text) and text[pos] in "，, 、:：":
+        pos += 1
+    m = _CJK_RUN.match(text, pos)
+    if not m:
+        m2 = re.match(r"\s*([A-Za-z][A-Za-z .'-]{1,30})", text[pos:])
+        if m2:
+            got = _en_place_at(text, pos + m2.start(1), weak=False)
+            return got
+        return None
+    run = m.group(0)
+    for n in range(min(len(run), 8), 1, -1):
+        if _zh_known(run[:n]):
+            return run[:n], pos + n, True
+    cut = _ZH_STOP.search(run)
+    head = run[:cut.start()] if cut else run
+    if 2 <= len(head) <= 6 and not _ZH_NOT_PLACE.search(head):
+        return head, pos + len(head), False
+    return None
+
+
+def _zh_backward(text: str, pos: int) -> tuple[str, int, bool] | None:
+    """The place ending at ``pos``: the longest known name, else the run after lead words."""
+    head = text[:pos].rstrip()
+    m = re.search(r"[\u4e00-\u9fff]+$", head)
+    if not m:
+        m2 = re.search(r"([A-Za-z][A-Za-z .'-]{1,30}?)\s*$", head)
+        if m2:
+            got = _en_place_before(head, len(head))
+            return got
+        return None
+    run = m.group(0)
+    base = m.start()
+    for n in range(min(len(run), 8), 1, -1):
+        if _zh_known(run[-n:]):
+            return run[-n:], base + len(run) - n, True
+    stripped = _ZH_LEAD.sub("", run)
+    if 2 <= len(stripped) <= 5 and not _ZH_NOT_PLACE.search(stripped):
+        return stripped, base + len(run) - len(stripped), False
+    return None
+
+
+def _chinese(text: str) -> list[Mention]:
+    out: list[Mention] = []
+    for m in re.finditer(_ZH_CONNECT, text):
+        dest = _zh_forward(text, m.end())
+        if not dest:
+            continue
+        origin = _zh_backward(text, m.start())
+        if origin and (origin[2] or dest[2]) and origin[0] != dest[0]:
+            out.append(Mention(origin[0], origin[1], origin[1] + len(origin[0]), "origin", origin[2]))
+            out.append(Mention(dest[0], dest[1] - len(dest[0]), dest[1], "destination", dest[2]))
+            return out
+    if m := re.search(r"(?:从|由)\s*", text):
+        got = _zh_forward(text, m.end())
+        if got:
+            out.append(Mention(got[0], got[1] - len(got[0]), got[1], "origin", got[2]))
+    if m := re.search(r"([\u4e00-\u9fff]{2,8}?)\s*(?:出发|始发)", text):
+        got = _zh_backward(text, m.end(1))
+        if got and not any(x.role == "origin" for x in out):
+            out.append(Mention(got[0], got[1], got[1] + len(got[0]), "origin", got[2]))
+    for m in _ZH_DEST_CUE.finditer(text):
+        got = _zh_forward(text, m.end())
+        if got and (got[2] or m.group(0) != "在") and not any(x.text == got[0] for x in out):
+            out.append(Mention(got[0], got[1] - len(got[0]), got[1], "destination", got[2]))
+            break
+    if not any(x.role == "destination" for x in out):
+        for m in _ZH_TRIP_NOUN.finditer(text):
+            got = _zh_backward(text, m.start())
+            if got and got[2] and not any(x.text == got[0] for x in out):
+                out.append(Mention(got[0], got[1], got[1] + len(got[0]), "destination", got[2]))
+                break
+    return out
+
+
+def _leading(text: str) -> list[Mention]:
+    """A message that starts with a known place ("Hangzhou, 12 people, …", "Kyoto in April", "杭州")."""
+    s = text.lstrip()
+    offset = len(text) - len(s)
+    if has_cjk(s[:1]):
+        got = _zh_forward(s, 0)
+        if got and got[2]:
+            return [Mention(got[0], offset, offset + len(got[0]), "destination", True)]
+        return []
+    got = _en_place_at(s, 0, weak=True)
+    if got and got[2]:
+        words = got[0]
+        rest = s[len(words):]
+        if not rest.strip() or re.match(r"\s*(?:[,;.!?]|in\b|for\b|on\b|from\b|with\b|next\b|this\b|\d)", rest,
+                                        re.IGNORECASE):
+            q = _qualifier(s, len(words))
+            return [Mention(words + q, offset, offset + len(words + q), "destination", True)]
+    return []
+
+
+def find_places(text: str) -> list[Mention]:
+    """Origin and destination mentions in ``text`` (at most one of each), in text order."""
+    mentions = _chinese(text) if has_cjk(text) else []
+    if not any(m.role == "destination" for m in mentions) or not any(m.role == "origin" for m in mentions):
+        for m in _english(text):
+            if not any(x.role == m.role for x in mentions) and not any(x.text == m.text for x in mentions):
+                mentions.append(m)
+    if not any(m.role == "destination" for m in mentions):
+        for m in _leading(text):
+            if not any(x.text == m.text for x in mentions):
+                mentions.append(m)
+    # keep the first of each role; a known place beats an unknown one
+    best: dict[str, Mention] = {}
+    for m in mentions:
+        cur = best.get(m.role)
+        if cur is None or (m.known and not cur.known):
+            best[m.role] = m
+    return sorted(best.values(), key=lambda m: m.start)
+
+
+# --- resolution ----------------------------------------------------------------------
+
+def _candidates(mention: Mention, provider: PlaceProvider) -> list[Place]:
+    text = mention.text
+    if re.fullmatch(r"[A-Za-z]{3}", text) and _GAZ.is_iata(text) and not _known(text):
+        place = _GAZ.lookup_iata(text)
+        return [place] if place else []
+    try:
+        return [resolve_place(text, provider, role=mention.role)]
+    except PlaceResolutionError as exc:
+        if exc.code == "place.ambiguous":
+            cands = dedupe_places(list(exc.candidates))
+            name = normalize_name(split_qualifiers(text)[0])
+            named = [c for c in cands if normalize_name(c.name) == name]
+            return named if named and not has_cjk(text) else cands
+    except InputError:
+        return []
+    except ProviderError as exc:
+        log.warning("place lookup failed for %r: %s", text, exc)
+        return []
+    if provider is _GAZ or isinstance(provider, GazetteerPlaceProvider):
+        return _GAZ.search_regions(text)
+    return []
+
+
+def _dominant(cands: list[Place], ratio: float = 0.0) -> Place | None:
+    if not cands:
+        return None
+    if len(cands) == 1:
+        return cands[0]
+    pops = sorted(((c.population or 0) for c in cands), reverse=True)
+    if pops[0] > 0 and pops[0] >= (ratio or DOMINANCE) * max(pops[1], 1):
+        return max(cands, key=lambda c: c.population or 0)
+    return None
+
+
+def _nearest(cands: list[Place], context: list[Place]) -> Place | None:
+    """The candidate far nearer (:data:`NEARER` times) to the other places than any other candidate."""
+    dist = sorted((min(haversine_m(c.lat, c.lon, p.lat, p.lon) for p in context), i) for i, c in enumerate(cands))
+    if len(dist) >= 2 and dist[0][0] * NEARER <= dist[1][0]:
+        return cands[dist[0][1]]
+    return None
+
+
+def _decide(cands: list[Place], context: list[Place], lang: str) -> Place | None:
+    if not cands:
+        return None
+    if len(cands) == 1:
+        return cands[0]
+    countries = {p.country for p in context}
+    if countries:
+        same = [c for c in cands if c.country in countries]
+        pick = (same[0] if len(same) == 1 else _dominant(same) or _nearest(same, context)) if same else None
+        if pick is not None:
+            # the context and a far larger namesake disagree ("Paris" beside "Springfield, Illinois"): ask
+            rival = _dominant(cands, ratio=CONFLICT)
+            return None if rival is not None and rival is not pick else pick
+    if lang == "zh":
+        cn = [c for c in cands if c.country == "CN"]
+        if len(cn) == 1:
+            return cn[0]
+        if cn:
+            return _dominant(cn)
+    return _dominant(cands)
+
+
+def resolve_mentions(mentions: list[Mention], provider: PlaceProvider, *, lang: str,
+                     fixed: dict[str, Place] | None = None) -> PlaceReading:
+    """Resolve origin/destination mentions together (see the module docstring).
+
+    ``fixed`` holds places already known from earlier in the conversation (they are context too).
+    """
+    reading = PlaceReading(mentions=list(mentions))
+    cands = {m.role: _candidates(m, provider) for m in mentions}
+    chosen: dict[str, Place] = dict(fixed or {})
+    # first the places that are certain on their own, then the rest with them as context
+    for m in mentions:
+        if (p := _dominant(cands[m.role])) is not None and len(cands[m.role]) == 1:
+            chosen[m.role] = p
+    for _ in range(2):
+        for m in mentions:
+            if m.role in chosen and m.role not in (fixed or {}):
+                continue
+            context = [p for role, p in chosen.items() if role != m.role]
+            if (p := _decide(cands[m.role], context, lang)) is not None:
+                chosen[m.role] = p
+    for m in mentions:
+        setattr(reading, f"{m.role}_text", m.text)
+        place = chosen.get(m.role)
+        if place is not None and m.role not in (fixed or {}) or (place is not None and cands[m.role]):
+            setattr(reading, m.role, place)
+            continue
+        options = cands[m.role]
+        if options:
+            reading.ambiguities.append(Ambiguity(
+                field=m.role, text=m.text, reason="understand.amb.place_ambiguous",
+                candidates=[_option_text(p, lang) for p in options[:6]], places=options[:6]))
+        else:
+            suggest = getattr(provider, "suggest", None)
+            near: list[Place] = []
+            if suggest is not None:
+                try:
+                    near = list(suggest(m.text, limit=4))
+                except ProviderError:
+                    near = []
+            reading.ambiguities.append(Ambiguity(
+                field=m.role, text=m.text, reason="understand.amb.place_unknown",
+                candidates=[_option_text(p, lang) for p in near], places=near))
+    return reading
+
+
+def _option_text(place: Place, lang: str) -> str:
+    """A quick reply that resolves back to ``place`` ("Springfield, Illinois, United States")."""
+    if place.source == "region":
+        return place.label_in(lang)
+    return place_to_text(place) if place.source == "latlon" else place.label_in(lang)
