@@ -39,6 +39,7 @@ bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_intent.py
 	$(PY) benchmarks/bench_security.py
 	$(PY) benchmarks/bench_planner.py
+	$(PY) benchmarks/bench_understand.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis static/vendor

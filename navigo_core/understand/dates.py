@@ -96,6 +96,13 @@ def _day_after(day: int, after: date) -> date | None:
     return None
 
 
+def _on_or_after(weekday: int | None, start: date) -> date | None:
+    """The first date with ``weekday`` on or after ``start``."""
+    if weekday is None:
+        return None
+    return start + timedelta(days=(weekday - start.weekday()) % 7)
+
+
 def _weekday_date(today: date, weekday: int, *, next_week: bool) -> date:
     if next_week:
         monday = today - timedelta(days=today.weekday()) + timedelta(days=7)
@@ -144,6 +151,7 @@ class _Hit:
     end_pos: int
     start: date | None
     end: date | None = None
+    weekday: int | None = None  # a weekday named without a week ("周日", "Sunday")
 
 
 def _absolute(text: str, low: str, today: date) -> list[_Hit]:
@@ -227,10 +235,12 @@ def _relative(text: str, low: str, today: date) -> list[tuple[_Hit, bool]]:
     """(hit, vague) for relative mentions."""
     out: list[tuple[_Hit, bool]] = []
 
-    def add(m: re.Match[str], start: date, end: date | None = None, vague: bool = False, group: int = 0) -> None:
-        out.append((_Hit(m.start(group), m.end(group), start, end), vague))
+    def add(m: re.Match[str], start: date, end: date | None = None, vague: bool = False, group: int = 0,
+            weekday: int | None = None) -> None:
+        out.append((_Hit(m.start(group), m.end(group), start, end, weekday), vague))
 
-    for word, offset in (("day after tomorrow", 2), ("tomorrow", 1), ("today", 0), ("tonight", 0)):
+    for word, offset in (("day after tomorrow", 2), ("tomorrow", 1), ("tmrw", 1), ("tmr", 1), ("2morrow", 1),
+                         ("today", 0), ("tonight", 0)):
         for m in re.finditer(rf"\b{word}\b", low):
             if word == "tomorrow" and low[max(0, m.start() - 10):m.start()].endswith("after "):
                 continue
@@ -240,7 +250,10 @@ def _relative(text: str, low: str, today: date) -> list[tuple[_Hit, bool]]:
             if word == "后天" and text[max(0, m.start() - 1):m.start()] == "大":
                 continue
             add(m, today + timedelta(days=offset))
-    for m in re.finditer(r"\b(this|next|coming)?\s*(long\s+)?weekend\b", low):
+    weekends = list(re.finditer(r"\b(this|next|coming)?\s*(long\s+)?weekend\b", low))
+    if any(m.group(1) for m in weekends):  # "a cheap weekend in Dublin next weekend": the qualified one
+        weekends = [m for m in weekends if m.group(1)]
+    for m in weekends:
         nxt = m.group(1) == "next"
         sat = _weekday_date(today, 5, next_week=nxt)
         if not nxt and today.weekday() == 6:
@@ -260,10 +273,12 @@ def _relative(text: str, low: str, today: date) -> list[tuple[_Hit, bool]]:
                          + r")\b", low):
         if m.group(1) is None and len(m.group(2)) <= 3:
             continue  # a bare "sun"/"sat"/"wed" is too ambiguous
-        add(m, _weekday_date(today, _WEEKDAYS_EN[m.group(2)], next_week=m.group(1) == "next"), group=2)
+        add(m, _weekday_date(today, _WEEKDAYS_EN[m.group(2)], next_week=m.group(1) == "next"), group=2,
+            weekday=None if m.group(1) in ("next",) else _WEEKDAYS_EN[m.group(2)])
     for m in re.finditer(r"(这|本|下|下个|下一)?(?:周|星期|礼拜)([一二三四五六日天])", text):
         nxt = bool(m.group(1) and m.group(1).startswith("下"))
-        add(m, _weekday_date(today, _WEEKDAYS_ZH[m.group(2)], next_week=nxt))
+        add(m, _weekday_date(today, _WEEKDAYS_ZH[m.group(2)], next_week=nxt),
+            weekday=None if nxt else _WEEKDAYS_ZH[m.group(2)])
     for m in re.finditer(rf"\bin\s+({EN_NUM})\s+days?\b", low):
         if (n := parse_number(m.group(1))) is not None:
             add(m, today + timedelta(days=n))
@@ -369,6 +384,9 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
     if m := re.search(r"明年|next year", low):
         year_now = today.year + 1
     holiday = find_holiday(low)
+    if holiday is not None and re.match(r"\s*(?:markets?|trees?|lights|shopping|parties|party|decorations|sales?|"
+                                         r"市场|集市|装饰)", low[holiday.end:]):
+        holiday = None  # "Christmas markets": a thing to see, not the date
     if absolute:
         if any(h.start is None for h in absolute):
             result.notes.append("request.note.bad_date")
@@ -396,9 +414,12 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
             hit, vague = relative[0]
             result.start, result.end, result.vague = hit.start, hit.end, vague
             result.spans.append((hit.pos, hit.end_pos))
-            if result.end is None and len(relative) > 1 and relative[1][0].start and relative[1][0].start >= hit.start:
-                result.end = relative[1][0].start
-                result.spans.append((relative[1][0].pos, relative[1][0].end_pos))
+            if result.end is None and len(relative) > 1 and relative[1][0].start:
+                second = relative[1][0]
+                end = _on_or_after(second.weekday, hit.start) if second.weekday is not None else second.start
+                if end is not None and end >= hit.start:
+                    result.end = end
+                    result.spans.append((second.pos, second.end_pos))
             if re.search(r"\blong weekend\b", low) and duration == 4 and vague:
                 duration = result.duration_days = None if result.end else duration
         else:
@@ -424,6 +445,18 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
                 result.start = _day_after(pick[2], today)
         elif result.start is None and base is None:
             result.start = _day_after(days_only[0][2], today)
+    # a return weekday after a start ("Thanksgiving, back Sunday", "周二出发，周四回来")
+    if result.start and result.end is None and not duration:
+        for hit, _ in sorted(_relative(text, low, today), key=lambda x: x[0].pos):
+            if hit.weekday is not None and any(hit.pos >= b for _, b in result.spans[:1]) and (
+                    _RETURN_CUE.search(text[max(0, hit.pos - 8):hit.pos]) or _RETURN_CUE.search(
+                        text[hit.end_pos:hit.end_pos + 4])):
+                result.end = _on_or_after(hit.weekday, result.start + timedelta(days=1))
+                break
+    if result.start and result.end is None and re.search(r"当天(?:来回|往返|回来|返回)|(?<![\d二两三四五六七八九十])一日游|\b(?:a|one)[ -]day trip\b|\bsame[ -]day\b",
+                                                         low):
+        result.end, duration = result.start, 1
+        result.duration_days = 1
     if result.start and result.end is None and duration:
         result.end = result.start + timedelta(days=duration - 1)
     if result.start and result.end and result.end < result.start:

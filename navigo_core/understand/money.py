@@ -52,7 +52,7 @@ def _regexes() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     cue = re.compile(
         rf"(?:总预算|预算|经费|费用|花费|想花|打算花|能花|花个|人均|每人|每个人|一个人|budget(?:\s+(?:of|is|around|about|under|up to|"
         rf"at most|max(?:imum)?|would be|will be|limit of|cap of|capped at|set at|:))*|spend(?:ing)?(?:\s+(?:about|"
-        rf"around|up to|at most|no more than))?|under|up to|no more than|at most|max(?:imum)?|within)"
+        rf"around|up to|at most|no more than))?)"
         rf"\s*[:：]?\s*(?:是|为|大概|大约|约|在|控制在|不超过|以内|左右)?\s*(?P<amt>{amount}|{zh_amount})", re.IGNORECASE)
     return pre, post, cue
 
@@ -97,7 +97,8 @@ def parse_budget(text: str) -> BudgetResult | None:
             found.append(BudgetResult(a, None, span=(m.start("amt"), m.end())))
     if not found:
         return None
-    result = min(found, key=lambda f: f.span[0])
+    with_currency = [f for f in found if f.currency]
+    result = min(with_currency or found, key=lambda f: f.span[0])
     # the cue word may precede the amount: "budget of $3,000", "人均3000"
     window = text[max(0, result.span[0] - 10):result.span[1] + 14]
     result.per_person = bool(_PER_PERSON.search(window))

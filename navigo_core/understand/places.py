@@ -14,7 +14,10 @@ Resolving (:func:`resolve_mentions`)
     Each name's candidates come from the place provider. One candidate: it. Several: the
     context decides, in this order: the other places in the request (same country as a place that
     is itself certain), the language (Chinese text → China), then population (the largest at
-    least :data:`DOMINANCE` times the next). Otherwise the mention stays unresolved and an
+    least :data:`DOMINANCE` times the next; inside one country :data:`SAME_COUNTRY` times), then the
+    only candidate served by an airport of its name (a travel hub: Palm Springs, California rather
+    than Palm Springs, Florida). Namesakes of one country within :data:`TWIN_KM` are one place
+    (Kansas City, Missouri/Kansas). Otherwise the mention stays unresolved and an
     :class:`~navigo_core.understand.models.Ambiguity` lists the candidates. Never a silent swap.
 """
 
@@ -26,11 +29,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from navigo_core.errors import InputError, PlaceResolutionError, ProviderError
-from navigo_core.providers.places import Place, PlaceProvider, resolve_place
+from navigo_core.errors import InputError, ProviderError
+from navigo_core.providers.places import Place, PlaceProvider
+from navigo_core.providers.places.latlon import parse_latlon
 from navigo_core.geo import haversine_m
 from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider, has_cjk, normalize_name, split_qualifiers
 from navigo_core.providers.places.resolve import dedupe_places, place_to_text
+from navigo_core.understand.dates import MONTH_NAMES, WEEKDAY_NAMES
 from navigo_core.understand.models import Ambiguity
 
 __all__ = ["DOMINANCE", "Mention", "PlaceReading", "find_places", "resolve_mentions"]
@@ -38,10 +43,16 @@ __all__ = ["DOMINANCE", "Mention", "PlaceReading", "find_places", "resolve_menti
 log = logging.getLogger(__name__)
 
 NEARER = 3.0  # among same-country namesakes, one this many times nearer to the other places wins
-DOMINANCE = 20.0
+DOMINANCE = 10.0
+SAME_COUNTRY = 4.0  # inside the country the context points to, a namesake this many times larger wins
+TWIN_KM = 40.0
 CONFLICT = 50.0  # a namesake this many times larger than the context's pick makes the choice a question  # the most populous candidate wins alone when it is this many times the next one
 _DATA = Path(__file__).parent / "data"
 _GAZ = GazetteerPlaceProvider()
+
+
+_DATE_WORDS = MONTH_NAMES | WEEKDAY_NAMES
+_FUNCTION_WORDS = frozenset("a an the and or to in on at by for from with of via i we my our".split())
 
 
 @lru_cache(maxsize=1)
@@ -57,6 +68,7 @@ class Mention:
     end: int
     role: str  # "origin" | "destination"
     known: bool = True  # the gazetteer knows the words
+    weak: bool = False  # found after a weak cue ("in", "at", "for") or by a scan
 
 
 @dataclass
@@ -77,7 +89,8 @@ _EN_ORIGIN_CUE = re.compile(
     r"\b(?:from|departing(?:\s+from)?|leaving(?:\s+from)?|starting(?:\s+(?:from|in|at|out\s+(?:in|from)))?|"
     r"beginning(?:\s+(?:in|from|at))|begins?\s+(?:in|from|at)|starts?\s+(?:in|from|at)|start\s+(?:in|from|at)|"
     r"out\s+of|based\s+in|origin(?:ating)?(?:\s+(?:in|from))?\s*:?|depart(?:s|ure)?(?:\s+from)?|"
-    r"flying\s+out\s+of|fly\s+out\s+of)\s+", re.IGNORECASE)
+    r"flying\s+out\s+of|fly\s+out\s+of|commenc(?:e|es|ing)\s+(?:in|from|at)|embark(?:ing)?\s+(?:from|in)|"
+    r"set(?:ting)?\s+off\s+from|kick(?:ing)?\s+off\s+(?:in|from)|originating\s+(?:from|in))\s+", re.IGNORECASE)
 _EN_DEST_CUE = re.compile(
     r"\b(?:to|heading\s+(?:to|for)|headed\s+(?:to|for)|going\s+to|bound\s+for|towards?|into|visit(?:ing|s)?|"
     r"explor(?:e|ing)|tour(?:ing)?|ending\s+in|ends?\s+in|arriv(?:e|ing)\s+(?:in|at)|destination\s*:?|"
@@ -121,10 +134,8 @@ def _en_place_at(text: str, pos: int, *, weak: bool) -> tuple[str, int, bool] | 
     for n in range(len(tokens), 0, -1):
         words = text[tokens[0][1]:tokens[n - 1][2]].rstrip(".")
         low = words.lower()
-        if n == 1 and (low in _common_words() or len(low) < 3):
+        if n == 1 and ((low in _common_words() and not words[:1].isupper()) or len(low) < 3 or low in _DATE_WORDS):
             continue
-        if tokens[0][0].lower() in _common_words() and not tokens[0][0][:1].isupper():
-            break
         kinds = _known(words)
         if kinds and (not weak or words[:1].isupper() or "alias" not in kinds or len(kinds) > 1):
             if weak and n == 1 and not words[:1].isupper() and kinds == {"alias"}:
@@ -133,8 +144,9 @@ def _en_place_at(text: str, pos: int, *, weak: bool) -> tuple[str, int, bool] | 
     # unknown, but written like a name: up to three capitalised words
     caps = []
     for word, _, _ in tokens:
-        if word[:1].isupper() and word.lower() not in _common_words() and not word.isupper():
-            caps.append(word)
+        common = word.lower() in _common_words() and (not caps or word.lower() in _FUNCTION_WORDS)
+        if word[:1].isupper() and not common and word.lower() not in _DATE_WORDS and not word.isupper():
+            caps.append(word)  # "Devils Lake": a common word may continue a capitalised name
         else:
             break
         if len(caps) == 3:
@@ -155,14 +167,13 @@ def _en_place_before(text: str, pos: int) -> tuple[str, int, bool] | None:
         if any(t[0] == "," for t in chunk):
             continue
         words = head[chunk[0][1]:chunk[-1][2]]
-        if chunk[0][0].lower() in _common_words() and not chunk[0][0][:1].isupper():
-            continue
         if n == 1 and words.lower() in _common_words():
             continue
-        if re.fullmatch(r"[A-Z]{3}", words) and _GAZ.is_iata(words):
+        if re.fullmatch(r"[A-Za-z]{3}", words) and not _known(words) and words.lower() not in _common_words() \
+                and _GAZ.is_iata(words):
             return words, chunk[0][1], True
         kinds = _known(words)
-        if kinds and kinds != {"alias"}:
+        if kinds and (kinds != {"alias"} or len(words) >= 3) and words.lower() not in _DATE_WORDS:
             return words, chunk[0][1], True
     return None
 
@@ -183,11 +194,11 @@ def _english(text: str) -> list[Mention]:
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
-    def add(words: str, start: int, end: int, role: str, known: bool) -> None:
+    def add(words: str, start: int, end: int, role: str, known: bool, weak: bool = False) -> None:
         q = _qualifier(text, end)
         if q:
             words, end = words + q, end + len(q)
-        out.append(Mention(words, start, end, role, known))
+        out.append(Mention(words, start, end, role, known, weak))
         taken.append((start, end))
 
     if m := re.search(r"\bbetween\s+", text, re.IGNORECASE):
@@ -208,9 +219,11 @@ def _english(text: str) -> list[Mention]:
             if role == "destination" and cue == "to" and re.search(r"\b(?:from|starting|leaving)\s+$", text[:m.start()],
                                                                    re.IGNORECASE):
                 continue
+            if weak and any(x.end <= m.start() and not text[x.end:m.start()].strip() for x in out):
+                continue  # "Charlotte in North Carolina": the area of the place before, not a destination
             got = _en_place_at(text, m.end(), weak=weak)
             if got and free(got[1] - len(got[0]), got[1]):
-                add(got[0], got[1] - len(got[0]), got[1], role, got[2])
+                add(got[0], got[1] - len(got[0]), got[1], role, got[2], weak)
                 if role == "destination" and cue == "to" and not any(x.role == "origin" for x in out):
                     before = _en_place_before(text, m.start())
                     if before and free(before[1], before[1] + len(before[0])):
@@ -221,13 +234,13 @@ def _english(text: str) -> list[Mention]:
 # --- Chinese -----------------------------------------------------------------------
 
 _ZH_CONNECT = r"(?:出发)?\s*[，,]?\s*(?:再)?(?:坐高铁|坐飞机|坐火车|开车|自驾|坐车|乘机)?(?:去往|去|到达|到|飞往|飞到|飞|前往|回到|回|至|直飞|返回|往|抵达)"
-_ZH_DEST_CUE = re.compile(r"(?:想去|要去|去往|去|到|前往|飞往|飞到|抵达|回到|目的地(?:是|为)?[:：]?|游览?|在|逛逛|玩转)")
+_ZH_DEST_CUE = re.compile(r"(?:想去|要去|去往|去|到|前往|飞往|飞到|抵达|回到|回|目的地(?:是|为)?[:：]?|游览?|在|逛逛|玩转)")
 _ZH_TRIP_NOUN = re.compile(r"(?:之旅|[一二两三四五六七八九十\d]+日游|[一二两三四五六七八九十\d]+天游|自由行|深度游|周边游|游玩|旅游|旅行|攻略|行程)")
 _ZH_STOP = re.compile(r"[，,。.!！?？;；、\s\d]|出发|的|玩|旅|游|看|吃|逛|待|呆|过|住|转|坐|乘|飞|预算|喜欢|然后|和|跟|机票|火车|汽车|航班|高铁|动车|车票|飞机|大巴|船|酒店|怎么|要|想|天|周|月|号|一|两|三")
 _ZH_LEAD = re.compile(r"^.*(?:帮我|帮忙|给我|我想|我要|我们|请问|查询|查一下|查查|查寻|查|订|买|预订|预定|看看|看一下|搜索|搜|找|一下|请|想|要|今天|明天|后天|大后天|下周.|周.|号|日|晚上|早上|上午|下午|的|从)")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 # words that are never an unknown place name: times, holidays, question words, ways of travelling
-_ZH_NOT_PLACE = re.compile(r"五一|十一|国庆|春节|清明|端午|中秋|元旦|圣诞|周|月|号|天|今|明|后|年|怎么|哪|什么|坐车|开车|打车|"
+_ZH_NOT_PLACE = re.compile(r"^[零〇一二两三四五六七八九十百千万\d]{2}|五一|十一|国庆|春节|清明|端午|中秋|元旦|圣诞|周|月|号|天|今|明|后|年|怎么|哪|什么|坐车|开车|打车|"
                            r"出差|旅游|旅行|机票|火车|时候|这里|那里|附近|外地|国外|老家|公司|家里|单位|个|人|我|你|他|她|们|大家")
 
 
@@ -332,6 +345,26 @@ def _leading(text: str) -> list[Mention]:
     return []
 
 
+def _scan(text: str, found: list[Mention]) -> list[Mention]:
+    """Last resort for a destination: a known city or region anywhere ("next weekend amsterdam, solo")."""
+    for m in _TOKEN.finditer(text):
+        if any(x.start <= m.start() < x.end for x in found):
+            continue
+        got = _en_place_at(text, m.start(), weak=True)
+        if got and got[2] and len(got[0]) >= 4 and got[0].lower() not in _common_words():
+            return [Mention(got[0], m.start(), m.start() + len(got[0]), "destination", True, True)]
+    return []
+
+
+def _scan_zh(text: str, found: list[Mention]) -> list[Mention]:
+    """Last resort in Chinese: a known place right before a trip word ("杭州出差", "三亚度假")."""
+    for m in re.finditer(r"(?:出差|旅游|旅行|度假|游玩|玩|自由行|过年|探亲|开会)", text):
+        got = _zh_backward(text, m.start())
+        if got and got[2] and not any(x.text == got[0] for x in found):
+            return [Mention(got[0], got[1], got[1] + len(got[0]), "destination", True, True)]
+    return []
+
+
 def find_places(text: str) -> list[Mention]:
     """Origin and destination mentions in ``text`` (at most one of each), in text order."""
     mentions = _chinese(text) if has_cjk(text) else []
@@ -343,11 +376,13 @@ def find_places(text: str) -> list[Mention]:
         for m in _leading(text):
             if not any(x.text == m.text for x in mentions):
                 mentions.append(m)
-    # keep the first of each role; a known place beats an unknown one
+    if not any(m.role == "destination" for m in mentions):
+        mentions += _scan_zh(text, mentions) if has_cjk(text) else _scan(text, mentions)
+    # keep the first of each role; a known place beats an unknown one, a strong cue a weak one
     best: dict[str, Mention] = {}
     for m in mentions:
         cur = best.get(m.role)
-        if cur is None or (m.known and not cur.known):
+        if cur is None or (m.known, not m.weak) > (cur.known, not cur.weak):
             best[m.role] = m
     return sorted(best.values(), key=lambda m: m.start)
 
@@ -355,26 +390,53 @@ def find_places(text: str) -> list[Mention]:
 # --- resolution ----------------------------------------------------------------------
 
 def _candidates(mention: Mention, provider: PlaceProvider) -> list[Place]:
+    """Every place the mention may denote (cities, airports, regions), namesakes merged; [] when none."""
     text = mention.text
     if re.fullmatch(r"[A-Za-z]{3}", text) and _GAZ.is_iata(text) and not _known(text):
         place = _GAZ.lookup_iata(text)
         return [place] if place else []
     try:
-        return [resolve_place(text, provider, role=mention.role)]
-    except PlaceResolutionError as exc:
-        if exc.code == "place.ambiguous":
-            cands = dedupe_places(list(exc.candidates))
-            name = normalize_name(split_qualifiers(text)[0])
-            named = [c for c in cands if normalize_name(c.name) == name]
-            return named if named and not has_cjk(text) else cands
+        literal = parse_latlon(text)
     except InputError:
         return []
+    if literal is not None:
+        return [literal]
+    regions = _GAZ.search_regions(text) if "region" in _known(text) and isinstance(provider, GazetteerPlaceProvider) \
+        else []
+    try:
+        cands = dedupe_places(provider.search(text, limit=10))
     except ProviderError as exc:
         log.warning("place lookup failed for %r: %s", text, exc)
-        return []
-    if provider is _GAZ or isinstance(provider, GazetteerPlaceProvider):
-        return _GAZ.search_regions(text)
-    return []
+        return regions
+    if len(cands) > 1 and not has_cjk(text):
+        name = normalize_name(split_qualifiers(text)[0])
+        named = [c for c in cands if normalize_name(c.name) == name]
+        cands = named or cands
+    return _merge_twins(sorted(cands + regions, key=lambda c: -(c.population or 0)))
+
+
+def _merge_twins(cands: list[Place]) -> list[Place]:
+    """Namesakes in one country within :data:`TWIN_KM` of each other are one destination (Kansas City, MO/KS):
+    keep the most populous. A region that a namesake city inside it dominates (a quarter of its people or
+    more: Kyoto, 北京, New York) is that city."""
+    cities = [c for c in cands if c.source != "region"]
+    cands = [c for c in cands if c.source != "region" or not any(
+        k.country == c.country and k.admin == c.admin and (k.population or 0) * 4 >= (c.population or 0)
+        for k in cities)]
+    kept: list[Place] = []
+    for c in sorted(cands, key=lambda c: -(c.population or 0)):
+        if not any(k.country == c.country and normalize_name(k.name) == normalize_name(c.name)
+                   and haversine_m(k.lat, k.lon, c.lat, c.lon) < TWIN_KM * 1000 for k in kept):
+            kept.append(c)
+    return kept
+
+
+def _hub(cands: list[Place]) -> Place | None:
+    """The only candidate served by an airport of its name (a travel hub), when exactly one is."""
+    if not isinstance(_GAZ, GazetteerPlaceProvider):
+        return None
+    hubs = [c for c in cands if c.source == "gazetteer" and _GAZ.has_airport(c)]
+    return hubs[0] if len(hubs) == 1 else None
 
 
 def _dominant(cands: list[Place], ratio: float = 0.0) -> Place | None:
@@ -404,18 +466,24 @@ def _decide(cands: list[Place], context: list[Place], lang: str) -> Place | None
     countries = {p.country for p in context}
     if countries:
         same = [c for c in cands if c.country in countries]
-        pick = (same[0] if len(same) == 1 else _dominant(same) or _nearest(same, context)) if same else None
+        pick = (same[0] if len(same) == 1 else _dominant(same, ratio=SAME_COUNTRY) or _nearest(same, context)
+                or _hub(same)) if same else None
         if pick is not None:
             # the context and a far larger namesake disagree ("Paris" beside "Springfield, Illinois"): ask
             rival = _dominant(cands, ratio=CONFLICT)
             return None if rival is not None and rival is not pick else pick
+    continents = {_GAZ.country_facts(p.country)[0] for p in context} - {""}
+    if continents:
+        near = [c for c in cands if _GAZ.country_facts(c.country)[0] in continents]
+        if len(near) == 1 and len(cands) > 1:
+            return near[0]
     if lang == "zh":
         cn = [c for c in cands if c.country == "CN"]
         if len(cn) == 1:
             return cn[0]
         if cn:
-            return _dominant(cn)
-    return _dominant(cands)
+            return _dominant(cn, ratio=SAME_COUNTRY) or _hub(cn)
+    return _dominant(cands) or _hub(cands)
 
 
 def resolve_mentions(mentions: list[Mention], provider: PlaceProvider, *, lang: str,

@@ -22,6 +22,7 @@ _DATA = Path(__file__).parent / "data" / "companions.yaml"
 _ADULT_ZH = r"(?:大人|成人|成年人|大)"
 _CHILD_ZH = r"(?:小孩子?|孩子|儿童|小朋友|娃|宝宝|小孩儿|小)"
 _N = rf"(\d+|{ZH_NUM})"
+_EN_COUNT = EN_NUM.replace("|an?|", "|")  # a count, not the article
 
 
 @dataclass
@@ -41,7 +42,7 @@ def _companions() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, tuple[int
     en = sorted((w for w in table if not re.search(r"[\u4e00-\u9fff]", w)), key=len, reverse=True)
     zh_re = re.compile(rf"(?:和|跟|带(?:着|上)?|陪(?:着)?|与|同)\s*(?:我的|我|自己的|家里的)?\s*((?:{'|'.join(zh)})"
                        rf"(?:\s*(?:和|跟|还有|、|以及|及)?\s*(?:我的)?\s*(?:{'|'.join(zh)}))*)")
-    en_re = re.compile(rf"\b(?:with|and|taking|bringing)\s+(?:my|our)\s+((?:{'|'.join(map(re.escape, en))})"
+    en_re = re.compile(rf"(?:\b(?:with|and|taking|bringing)|\bme\s*(?:,|\+|&|and)|\bi\s*(?:,|\+|&))\s+(?:my|our)\s+((?:{'|'.join(map(re.escape, en))})"
                        rf"(?:\s*(?:,|and|&)\s*(?:my\s+|our\s+)?(?:{'|'.join(map(re.escape, en))}))*)\b"
                        rf"|\b(?:my|our)\s+({'|'.join(map(re.escape, en))})\s+and\s+(?:i|me)\b", re.IGNORECASE)
     return zh_re, en_re, table
@@ -65,11 +66,18 @@ def _companion_count(text: str, low: str) -> TravellerResult | None:
                 break
     for m in en_re.finditer(low):
         group = m.group(1) or m.group(2) or ""
-        for part in re.split(r"\s*(?:,|and|&)\s*", group):
+        for part in re.split(r"\s*(?:,|\band\b|&)\s*", group):
             part = re.sub(r"^(?:my|our)\s+", "", part.strip())
             if part in table:
                 a, c = table[part]
                 adults, children, found = adults + a, children + c, True
+    for m in re.finditer(rf"\b(?:with|and|plus|\+)\s+({_EN_COUNT})\s+(?:other\s+)?(?:friends|colleagues|coworkers|"
+                         rf"co-workers|buddies|others|people|family members|relatives|classmates)\b", low):
+        if (n := parse_number(m.group(1))) and n <= 40:
+            adults, found = adults + n, True
+    for m in re.finditer(rf"(?:和|跟|带|与)\s*({ZH_NUM}|\d+)\s*(?:个|位|名)\s*(?:朋友|同事|同学|好友|闺蜜|亲戚)", text):
+        if (n := parse_number(m.group(1))) and n <= 40:
+            adults, found = adults + n, True
     if not found:
         return None
     kids_n = re.search(rf"(?:\b({EN_NUM})\s+(?:kids?|children|sons?|daughters?)\b)|(?:{_N}\s*(?:个)?(?:孩子|小孩|娃))", low)
@@ -85,6 +93,8 @@ def parse_travellers(text: str) -> TravellerResult:
     text = normalize_text(text)
     low = text.lower()
     res = TravellerResult()
+    ages = len(re.findall(rf"\b(?:a|an|one|\d+|{_EN_COUNT})\s+(?:\d{{1,2}}|one|two|three|four|five|six|seven|eight|nine|"
+                          rf"ten|eleven|twelve)[- ]years?[- ]old\b", low))
     # 两大一小, 2大1小
     if m := re.search(rf"{_N}\s*(?:个)?\s*大\s*{_N}\s*(?:个)?\s*小(?![时组])", text):
         return TravellerResult(parse_number(m.group(1)), parse_number(m.group(2)))
@@ -97,6 +107,8 @@ def parse_travellers(text: str) -> TravellerResult:
     if m := re.search(rf"\b({EN_NUM})\s+(?:kids?|children|child|toddlers?|teens?|teenagers?|little ones?|infants?|"
                       rf"babies|baby)\b", low):
         res.children = parse_number(m.group(1))
+    if ages and res.children is None:
+        res.children = ages
     if res.adults is not None or res.children is not None:
         if res.adults is None:
             comp = _companion_count(text, low)
@@ -107,19 +119,23 @@ def parse_travellers(text: str) -> TravellerResult:
     m = re.search(rf"一家\s*({ZH_NUM}|\d+)\s*口", text) or re.search(rf"\bfamily of ({EN_NUM})\b", low)
     if m and (n := parse_number(m.group(1))):
         return TravellerResult(adults=min(2, n), children=max(0, n - 2))
-    m = (re.search(rf"(?:我们|一共|总共|共)?\s*{_N}\s*(?:个|位|名)\s*(?:人|朋友|同事|同学|好友|闺蜜)", text)
+    m = (re.search(rf"(?:我们|一共|总共|共)?\s*{_N}\s*(?:个|位|名)\s*人", text)
+         or re.search(rf"(?:我们|一共|总共|共)\s*{_N}\s*(?:个|位|名)\s*(?:朋友|同事|同学|好友|闺蜜)", text)
          or re.search(rf"{_N}\s*人(?:同行|出行|出游|团|行|一起)", text)
-         or re.search(rf"\b({EN_NUM})\s+(?:people|persons|person|travell?ers|adults|friends|of us|pax|guests|"
-                      rf"colleagues|coworkers|passengers|tickets?|seats?)\b", low)
-         or re.search(rf"\b(?:we are|we're|party of|group of|team of|for a group of|for)\s+({EN_NUM})"
-                      rf"(?:\s+people)?\b(?!\s*(?:days?|nights?|weeks?|[-:]|am|pm|dollars|usd|\$))", low))
+         or re.search(rf"\b({EN_NUM})\s+(?:people|persons|person|travell?ers|adults|of us|pax|guests|"
+                      rf"passengers|tickets?|seats?)\b", low)
+         or re.search(rf"\b(?:we are|we're|us)\s+({_EN_COUNT})\s+(?:friends|colleagues|coworkers)\b", low)
+         or re.search(rf"\b(?:party of|group of|team of|family of|crew of)\s+({_EN_COUNT})\b", low)
+         or re.search(rf"\b(?:we are|we're|for)\s+({_EN_COUNT})(?:\s+people)?\b"
+                      rf"(?!\s*(?:days?|nights?|weeks?|[-:]|am|pm|dollars|usd|euros|yuan|\$|%))", low))
     if m and (n := parse_number(m.group(1))) and n <= 60:
         return TravellerResult(adults=n, children=0 if n == 1 else None)
-    if m := re.search(r"\bfor (?:a )?(?:couple|pair|duo|two)\b|\bfor a trio\b|\b(?:a|the) (?:duo|pair|trio)\b", low):
+    if m := re.search(r"\bfor (?:a )?(?:couple|pair|duo|two)\b|\bfor a trio\b|\b(?:a|the) (?:duo|pair|trio)\b|"
+                      r"\b(?:a )?(?:couple|pair) of (?:travell?ers|people|friends|adults)\b", low):
         return TravellerResult(adults=3 if "trio" in m.group(0) else 2, children=None)
     if re.search(r"(?:我)?一个人|独自|自己去|独行|单人|一人(?:出行|游|旅行)", text) or re.search(
-            r"\b(?:solo|alone|by myself|on my own|just me|only me|single traveller|single person|one person|"
-            r"myself only|a single traveler)\b", low):
+            r"\b(?:solo|alone|by myself|on my own|just me|only me|single travell?er|single person|one person|"
+            r"myself only|one traveller|one traveler|individual traveller)\b", low):
         return TravellerResult(adults=1, children=0)
     comp = _companion_count(text, low)
     if comp is not None:

@@ -166,6 +166,8 @@ class _Entry(NamedTuple):  # a tuple: ~10x cheaper to build than a frozen datacl
 class _Country:
     name: str
     name_zh: str
+    continent: str = ""
+    currency: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -205,9 +207,11 @@ class _Index:
         self._airports_loaded = False
         self.iata: dict[str, int] = {}
         self.airport_names: dict[str, list[int]] = {}
+        self.airport_cities: dict[str, list[int]] = {}
         self._latin_keys: list[str] | None = None
         self._cjk_chars: dict[str, list[str]] | None = None
         self._regions: dict[str, list[tuple[str, str]]] | None = None
+        self._region_places: dict[tuple[str, str], Place | None] = {}
         t0 = time.perf_counter()
         with _gc_paused():
             self._build_cities()
@@ -224,7 +228,8 @@ class _Index:
         self.countries: dict[str, _Country] = {}
         self.country_keys: dict[str, str] = {}
         for cc, c in cache.get_countries().items():
-            country = self.countries[cc] = _Country(c["name"], str(zh["countries"].get(cc, "")))
+            country = self.countries[cc] = _Country(c["name"], str(zh["countries"].get(cc, "")),
+                                                  c.get("continentcode") or "", c.get("currencycode") or "")
             for key in (cc, c["iso3"], c["name"], country.name_zh):
                 if key:
                     self.country_keys[normalize_name(key)] = cc
@@ -268,6 +273,7 @@ class _Index:
 
         iata: dict[str, int] = {}
         names: dict[str, list[int]] = defaultdict(list)
+        cities: dict[str, list[int]] = defaultdict(list)
         for code, ap in airportsdata.load("IATA").items():
             cc, subd = ap["country"], ap.get("subd") or ""
             cn = china_admin(subd) if cc == "CN" and subd else None
@@ -277,7 +283,9 @@ class _Index:
                                        admin, admin_zh, None, code))
             iata[code] = eid
             names[normalize_name(ap["name"])].append(eid)
-        self.iata, self.airport_names = iata, dict(names)
+            if ap.get("city"):
+                cities[normalize_name(ap["city"])].append(eid)
+        self.iata, self.airport_names, self.airport_cities = iata, dict(names), dict(cities)
 
     # --- regions (first-level admin areas: states, provinces) ---
 
@@ -300,7 +308,14 @@ class _Index:
         return self._regions
 
     def region_place(self, cc: str, code: str, name_zh: str = "") -> Place | None:
-        """A region as a :class:`Place` at the population-weighted centre of its cities."""
+        """A region as a :class:`Place` at the population-weighted centre of its cities (computed once)."""
+        key = (cc, code)
+        if key not in self._region_places:
+            self._region_places[key] = self._region_place(cc, code)
+        place = self._region_places[key]
+        return place.model_copy(update={"name_zh": place.name_zh or name_zh}) if place is not None else None
+
+    def _region_place(self, cc: str, code: str, name_zh: str = "") -> Place | None:
         members = [e for e in self.entries if e.kind == "city" and e.cc == cc and e.admin_code == code]
         if not members:
             return None
@@ -509,6 +524,23 @@ class GazetteerPlaceProvider:
         if key in idx.country_keys and len(key) > 2:
             kinds.add("country")
         return frozenset(kinds)
+
+    def has_airport(self, place: Place, *, within_km: float = 60.0) -> bool:
+        """True when an airport named for ``place``'s city lies within ``within_km`` of it (a travel hub)."""
+        from navigo_core.geo import haversine_m
+
+        idx = _index()
+        idx._ensure_airports()
+        for eid in idx.airport_cities.get(normalize_name(place.name), ()):
+            e = idx.entries[eid]
+            if e.cc == place.country and haversine_m(e.lat, e.lon, place.lat, place.lon) <= within_km * 1000:
+                return True
+        return False
+
+    def country_facts(self, cc: str) -> tuple[str, str]:
+        """(continent code, currency code) of country ``cc`` ("EU", "EUR"); empty strings when unknown."""
+        country = _index().countries.get(cc.upper())
+        return (country.continent, country.currency) if country else ("", "")
 
     def is_iata(self, code: str) -> bool:
         idx = _index()
