@@ -20,8 +20,9 @@ Comparison rules: places after casefold, stripping surrounding whitespace / punc
 trailing 市 / 省; an expected null must be None (or an empty string); budget equal when the
 currency is equal and the amounts differ by < 0.5; ``ambiguities``: the expected field names must
 be a subset of the fields the parser asks about (an explicitly empty list means it must ask
-nothing); when a row labels no ambiguities but labels a place and the parser asks about that
-place, that place counts as wrong (a question where none was needed); ``interests``: the same set
+nothing); when a row labels no ambiguities but labels a place and the parser asks which of several
+namesakes that place is, the place counts as wrong (a question where none was needed; asking about a
+place no provider knows is the right answer and is not counted wrong); ``interests``: the same set
 of ids. ``days`` comes from the result's ``days`` attribute, or from its dates when it has none.
 A row whose ``parse_request`` raises counts wrong on all its fields.
 
@@ -76,6 +77,7 @@ class Parsed:
     budget: tuple[float, str] | None = None
     interests: list[str] = field(default_factory=list)
     asks: set[str] = field(default_factory=set)  # fields named by the parser's ambiguities
+    unknown: set[str] = field(default_factory=set)  # places asked about because no provider knows them
 
 
 def _as_date(value: Any) -> date | None:
@@ -114,7 +116,9 @@ def adapt_new(res: Any) -> Parsed:
         start_date=start, end_date=end, days=days, adults=getattr(res, "adults", None),
         children=getattr(res, "children", None), budget=_budget(getattr(res, "budget", None)),
         interests=list(getattr(res, "interests", None) or []),
-        asks={f for f in map(_ambiguity_field, getattr(res, "ambiguities", None) or []) if f})
+        asks={f for f in map(_ambiguity_field, getattr(res, "ambiguities", None) or []) if f},
+        unknown={a.field for a in getattr(res, "ambiguities", None) or []
+                 if getattr(a, "reason", "") == "understand.amb.place_unknown"})
 
 
 def adapt_old(res: Any) -> Parsed:
@@ -215,8 +219,8 @@ def correct(name: str, want: Any, p: Parsed, row: Row) -> bool:
     if name in ("origin", "destination"):
         if want is None:
             return norm_place(got) == ""
-        if not row.expect.get("ambiguities") and name in p.asks:
-            return False  # a question where none was needed
+        if not row.expect.get("ambiguities") and name in p.asks and name not in p.unknown:
+            return False  # a question where none was needed (asking about a place nobody knows is right)
         return norm_place(got) == norm_place(want)
     if name in ("start_date", "end_date"):
         return got == _iso(want)

@@ -59,6 +59,7 @@ class DateResult:
     end: date | None = None
     duration_days: int | None = None  # a duration mentioned (whether or not a start was found)
     vague: bool = False               # start/end come from loose words ("this weekend")
+    relative: bool = False            # start/end come from relative words ("next Friday"), not written dates
     period: tuple[date, date] | None = None  # a month or season named without dates
     period_text: str = ""
     end_only: bool = False            # the text gives only a return date ("5号回来")
@@ -412,7 +413,7 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
         relative = sorted(_relative(text, low, today), key=lambda x: x[0].pos)
         if relative:
             hit, vague = relative[0]
-            result.start, result.end, result.vague = hit.start, hit.end, vague
+            result.start, result.end, result.vague, result.relative = hit.start, hit.end, vague, True
             result.spans.append((hit.pos, hit.end_pos))
             if result.end is None and len(relative) > 1 and relative[1][0].start:
                 second = relative[1][0]

@@ -61,7 +61,7 @@ def find_holiday(text: str) -> HolidayMention | None:
 def _china(year: int) -> dict[date, str]:
     import holidays
 
-    return dict(holidays.China(years=year))
+    return dict(holidays.China(years=year, language="en_US"))  # names in English whatever the locale
 
 
 def _cn_span(name: str, year: int) -> tuple[date, date] | None:

@@ -93,10 +93,13 @@ def _backed_place(value: str, text: str) -> bool:
     return bool(value) and normalize_text(value).casefold() in normalize_text(text).casefold()
 
 
-def _backed_date(value: date, text: str, today: date) -> bool:
+def _backed_date(value: date, text: str, today: date, *, strict: bool = False) -> bool:
+    """The message has words for ``value``: its day of the month, or (unless ``strict``) relative words."""
     low = text.lower()
     if str(value.day) in re.findall(r"\d+", low) or value.isoformat() in low:
         return True
+    if strict:
+        return False
     # relative words, weekdays, holidays: the model resolved words the message has
     return bool(re.search(r"today|tomorrow|tonight|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|"
                           r"sunday|month|christmas|easter|thanksgiving|holiday|今天|明天|后天|周|星期|礼拜|月|节|五一|国庆|"
@@ -159,17 +162,21 @@ def reconcile(req: ParsedRequest, text: str, *, today: date, places: PlaceProvid
         if not _backed_date(value, text, today) or (value - today).days > 800 or value < today - timedelta(days=1):
             rejected = True
             continue
-        if rule_value is not None and name not in req.vague:
-            conflict("dates", rule_value.isoformat(), value.isoformat())
+        if rule_value is not None and name not in req.vague and name not in req.relative:
+            if _backed_date(value, text, today, strict=True):
+                conflict("dates", rule_value.isoformat(), value.isoformat())
+            else:
+                rejected = True  # the rules read a written date; the model's is not written
             continue
         if name == "end_date" and out.start_date and value < out.start_date:
             rejected = True
             continue
-        if name == "start_date" and out.end_date and value > out.end_date:
-            out.end_date = None
+        if name == "start_date" and out.end_date and (value > out.end_date or "end_date" in req.relative):
+            out.end_date = value + timedelta(days=req.days - 1) if req.days and end is None else None
         setattr(out, name, value)
         out.sources[name] = "llm"
         out.vague = [v for v in out.vague if v != name]
+        out.relative = [v for v in out.relative if v != name]
     if out.start_date and out.end_date:
         out.days = min((out.end_date - out.start_date).days + 1, MAX_DAYS)
         out.ambiguities = [a for a in out.ambiguities if a.field != "dates" or a.reason == "understand.amb.conflict"]

@@ -2,7 +2,8 @@
 
 Every field records where its value came from (``sources``: ``"rule"``, ``"llm"``, ``"user"``,
 ``"default"``) and how firm it is (``vague``: field names whose value is an interpretation of
-loose words such as "this weekend" or "a long weekend", which a later explicit value replaces).
+loose words such as "this weekend" or "a long weekend", which a later explicit value replaces;
+``relative``: dates computed from relative words, which a model's reading may correct).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class ParsedRequest(BaseModel):
     ambiguities: list[Ambiguity] = Field(default_factory=list)
     sources: dict[str, str] = Field(default_factory=dict)
     vague: list[str] = Field(default_factory=list)
+    relative: list[str] = Field(default_factory=list)  # fields read from relative words ("next Friday")
     notes: list[str] = Field(default_factory=list)  # i18n keys (understand.note.*)
 
     @model_validator(mode="after")

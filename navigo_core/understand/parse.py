@@ -57,6 +57,8 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
             req.end_date, req.sources["end_date"] = d.end, "rule"
     if d.vague:
         req.vague += [f for f in ("start_date", "end_date") if getattr(req, f) is not None]
+    if d.relative:
+        req.relative += [f for f in ("start_date", "end_date") if getattr(req, f) is not None]
     if d.duration_days:
         req.days, req.sources["days"] = min(d.duration_days, MAX_DAYS), "rule"
     elif req.start_date and req.end_date:
