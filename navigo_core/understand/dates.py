@@ -120,12 +120,13 @@ def _duration(text: str, low: str) -> tuple[int | None, tuple[int, int] | None]:
     """Trip length in days and where it is written."""
     probes = (
         (rf"\b({EN_NUM})[ -]?(?:days?|day trip)\b", 1, low),
-        (rf"(\d+|{ZH_NUM})\s*(?:天|日游|日)(?!\s*(?:后|之后|以后))(?:\s*(?:\d+|{ZH_NUM})\s*[晚夜])?", 1, text),
+        (rf"(?<!\d)(\d{{1,3}}|{ZH_NUM})\s*(?:天|日游|日)(?!\s*(?:后|之后|以后))(?:\s*(?:\d{{1,3}}|{ZH_NUM})\s*[晚夜])?", 1,
+         text),
         (rf"\b({EN_NUM})[ -]?weeks?\b", 7, low),
         (r"\b(?:a|one)[ -]week(?:long)?\b|\bweek-long\b", 7, low),
-        (rf"(\d+|{ZH_NUM})\s*(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])", 7, text),
+        (rf"(?<!\d)(\d{{1,2}}|{ZH_NUM})\s*(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])", 7, text),
         (rf"\b({EN_NUM})[ -]?nights?\b", 0, low),
-        (rf"(\d+|{ZH_NUM})\s*(?:晚|夜)(?![上间里])", 0, text),
+        (rf"(?<!\d)(\d{{1,3}}|{ZH_NUM})\s*(?:晚|夜)(?![上间里])", 0, text),
         (r"\ba fortnight\b", 14, low),
     )
     for pattern, unit, hay in probes:
@@ -283,7 +284,7 @@ def _relative(text: str, low: str, today: date) -> list[tuple[_Hit, bool]]:
     for m in re.finditer(rf"\bin\s+({EN_NUM})\s+days?\b", low):
         if (n := parse_number(m.group(1))) is not None:
             add(m, today + timedelta(days=n))
-    for m in re.finditer(rf"(\d+|{ZH_NUM})\s*天(?:后|之后|以后)", text):
+    for m in re.finditer(rf"(?<!\d)(\d{{1,3}}|{ZH_NUM})\s*天(?:后|之后|以后)", text):
         if (n := parse_number(m.group(1))) is not None:
             add(m, today + timedelta(days=n))
     return out

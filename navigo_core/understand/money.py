@@ -44,9 +44,11 @@ def _regexes() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     before = "|".join([re.escape(w) for w in symbols] + [rf"\b{re.escape(w)}" for w in latin if len(w) == 3])
     after = "|".join([re.escape(w) for w in cjk] + [rf"{re.escape(w)}\b" for w in latin] +
                      [re.escape(w) for w in symbols])
-    amount = (r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s*(k|thousand|grand|million)\b|(?:\s*[万千w]"
-              r"(?:\d|[一二两三四五六七八九])?千?))?")
-    zh_amount = r"([零〇一二两俩三四五六七八九十百千万\d.]*[十百千万][零〇一二两俩三四五六七八九十百千万\d.]*)"
+    # bounded repeats and a digit look-behind: a run of 30,000 digits costs microseconds, not seconds
+    amount = (r"(?<![\d.,])(\d{1,3}(?:,\d{3}){1,4}(?:\.\d{1,2})?|\d{1,10}(?:\.\d{1,2})?)(?:\s*(k|thousand|grand|"
+              r"million)\b|(?:\s*[万千w](?:\d|[一二两三四五六七八九])?千?))?")
+    zh_amount = (r"(?<![\d.零〇一二两俩三四五六七八九十百千万])([零〇一二两俩三四五六七八九十百千万\d.]{0,6}[十百千万]"
+                 r"[零〇一二两俩三四五六七八九十百千万\d.]{0,6})")
     pre = re.compile(rf"(?P<cur>{before})\s*(?P<amt>{amount})", re.IGNORECASE)
     post = re.compile(rf"(?P<amt>{amount}|{zh_amount})\s*(?P<cur>{after})", re.IGNORECASE)
     cue = re.compile(

@@ -22,8 +22,8 @@ _EN_NUMBERS = {"one": 1, "a": 1, "an": 1, "single": 1, "two": 2, "three": 3, "fo
                "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
                "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
                "twenty": 20, "thirty": 30, "couple": 2, "pair": 2, "duo": 2, "trio": 3, "dozen": 12}
-ZH_NUM = r"[零〇一二两俩三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟萬亿]+"
-EN_NUM = (r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+ZH_NUM = r"[零〇一二两俩三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟萬亿]{1,12}"
+EN_NUM = (r"(?:\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
           r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|an?|single|couple|pair|duo|trio|dozen)")
 # digits and/or Chinese numerals, e.g. "1万5", "2万5千", "1.5万", "三千五"
 NUM = r"(?:\d+(?:\.\d+)?[十百千万亿]?(?:[\d零一二两三四五六七八九]+[千百十]?)*|[零〇一二两俩三四五六七八九十百千万亿]+)"

@@ -23,7 +23,7 @@ from navigo_core.i18n import detect_lang
 from navigo_core.providers.places import Place, PlaceProvider
 from navigo_core.understand import dates as _dates
 from navigo_core.understand.interests import parse_interests
-from navigo_core.understand.models import MAX_DAYS, Ambiguity, Money, ParsedRequest
+from navigo_core.understand.models import MAX_DAYS, MAX_TRAVELLERS, Ambiguity, Money, ParsedRequest
 from navigo_core.understand.money import parse_budget
 from navigo_core.understand.numbers import normalize_text, parse_amount, parse_number
 from navigo_core.understand.places import _GAZ, Mention, find_places, resolve_mentions
@@ -55,15 +55,23 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
             req.note("request.note.end_before_start")
         else:
             req.end_date, req.sources["end_date"] = d.end, "rule"
+    if req.start_date and req.end_date and (req.end_date - req.start_date).days + 1 > MAX_DAYS:
+        req.end_date = None  # "1900-01-01 to 9999-12-31": keep the start, ask for the length again
+        req.sources.pop("end_date", None)
+        req.note("request.note.trip_too_long")
+        d.duration_days = None
+    if req.start_date and req.start_date < today:
+        req.note("request.note.date_in_past")
     if d.vague:
         req.vague += [f for f in ("start_date", "end_date") if getattr(req, f) is not None]
     if d.relative:
         req.relative += [f for f in ("start_date", "end_date") if getattr(req, f) is not None]
-    if d.duration_days:
-        req.days, req.sources["days"] = min(d.duration_days, MAX_DAYS), "rule"
+    if d.duration_days and d.duration_days <= MAX_DAYS:
+        req.days, req.sources["days"] = d.duration_days, "rule"
+    elif d.duration_days:
+        req.note("request.note.trip_too_long")
     elif req.start_date and req.end_date:
-        req.days = min((req.end_date - req.start_date).days + 1, MAX_DAYS)
-        req.sources["days"] = "rule"
+        req.days, req.sources["days"] = (req.end_date - req.start_date).days + 1, "rule"
     if d.period and req.start_date is None:
         req.ambiguities.append(Ambiguity(field="dates", text=d.period_text, reason="understand.amb.period",
                                          candidates=_dates.period_options(d.period, req.days, lang)))
@@ -74,10 +82,13 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
     tr = parse_travellers(text)
     if tr.adults is None and tr.children is None and expect == "travellers" and (n := _bare_int(text)):
         tr.adults = n
-    if tr.adults is not None:
-        req.adults, req.sources["adults"] = tr.adults, "rule"
-    if tr.children is not None:
-        req.children, req.sources["children"] = tr.children, "rule"
+    if (tr.adults or 0) + (tr.children or 0) > MAX_TRAVELLERS:
+        req.note("request.note.travellers_out_of_range")  # a party this size is not a trip we plan
+    else:
+        if tr.adults is not None and (tr.adults > 0 or tr.children):
+            req.adults, req.sources["adults"] = tr.adults, "rule"
+        if tr.children is not None:
+            req.children, req.sources["children"] = tr.children, "rule"
 
     # budget
     b = parse_budget(text)

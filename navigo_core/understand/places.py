@@ -42,6 +42,7 @@ __all__ = ["DOMINANCE", "Mention", "PlaceReading", "find_places", "resolve_menti
 
 log = logging.getLogger(__name__)
 
+_MAX_CUES = 40  # cue words examined per message: a request has a few; a flood of them costs no more
 NEARER = 3.0  # among same-country namesakes, one this many times nearer to the other places wins
 DOMINANCE = 10.0
 SAME_COUNTRY = 4.0  # inside the country the context points to, a namesake this many times larger wins
@@ -211,7 +212,9 @@ def _english(text: str) -> list[Mention]:
                     add(a[0], a[1] - len(a[0]), a[1], "origin", a[2])
                     add(b[0], b[1] - len(b[0]), b[1], "destination", b[2])
     for cue_re, role in ((_EN_ORIGIN_CUE, "origin"), (_EN_DEST_CUE, "destination")):
-        for m in cue_re.finditer(text):
+        for n, m in enumerate(cue_re.finditer(text)):
+            if n >= _MAX_CUES:
+                break
             if not free(m.start(), m.end()):
                 continue
             cue = m.group(0).strip().lower()
@@ -294,7 +297,9 @@ def _zh_backward(text: str, pos: int) -> tuple[str, int, bool] | None:
 
 def _chinese(text: str) -> list[Mention]:
     out: list[Mention] = []
-    for m in re.finditer(_ZH_CONNECT, text):
+    for n, m in enumerate(re.finditer(_ZH_CONNECT, text)):
+        if n >= _MAX_CUES:
+            break
         dest = _zh_forward(text, m.end())
         if not dest:
             continue
@@ -311,7 +316,9 @@ def _chinese(text: str) -> list[Mention]:
         got = _zh_backward(text, m.end(1))
         if got and not any(x.role == "origin" for x in out):
             out.append(Mention(got[0], got[1], got[1] + len(got[0]), "origin", got[2]))
-    for m in _ZH_DEST_CUE.finditer(text):
+    for n, m in enumerate(_ZH_DEST_CUE.finditer(text)):
+        if n >= _MAX_CUES:
+            break
         got = _zh_forward(text, m.end())
         if got and (got[2] or m.group(0) != "在") and not any(x.text == got[0] for x in out):
             out.append(Mention(got[0], got[1] - len(got[0]), got[1], "destination", got[2]))

@@ -21,7 +21,7 @@ __all__ = ["TravellerResult", "parse_travellers"]
 _DATA = Path(__file__).parent / "data" / "companions.yaml"
 _ADULT_ZH = r"(?:大人|成人|成年人|大)"
 _CHILD_ZH = r"(?:小孩子?|孩子|儿童|小朋友|娃|宝宝|小孩儿|小)"
-_N = rf"(\d+|{ZH_NUM})"
+_N = rf"(?<!\d)(\d{{1,3}}|{ZH_NUM})"
 _EN_COUNT = EN_NUM.replace("|an?|", "|")  # a count, not the article
 
 
