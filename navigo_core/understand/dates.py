@@ -369,6 +369,24 @@ def _day_only(text: str, low: str) -> list[tuple[int, int, int]]:
     return out
 
 
+_ORD_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
+_ORDINALS = {w: i + 1 for i, w in enumerate(_ORD_UNITS + ["tenth", "eleventh", "twelfth", "thirteenth",
+                                                          "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+                                                          "eighteenth", "nineteenth"])}
+_ORDINALS.update({"twentieth": 20, "thirtieth": 30})
+_ORDINALS.update({f"twenty {w}": 21 + i for i, w in enumerate(_ORD_UNITS)})
+_ORDINALS.update({f"twenty-{w}": 21 + i for i, w in enumerate(_ORD_UNITS)})
+_ORDINALS.update({"thirty first": 31, "thirty-first": 31})
+
+
+_ORDINAL_AFTER = re.compile(rf"\b(the|{_MONTH_RE})\s+({'|'.join(sorted(map(re.escape, _ORDINALS), key=len, reverse=True))})\b")
+
+
+def _ordinal_digits(low: str) -> str:
+    """"june sixteenth" → "june 16th" (only after a month name or "the", so "first class" stays)."""
+    return _ORDINAL_AFTER.sub(lambda m: f"{m.group(1)} {_ORDINALS[m.group(2)]}th", low)
+
+
 def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateResult:
     """Start/end dates, a duration, or a period from ``text`` (see the module docstring).
 
@@ -376,7 +394,9 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
     alone ("5号回来") is read as the return date on or after it.
     """
     text = normalize_text(text)
-    low = text.lower()
+    low = _ordinal_digits(text.lower())
+    if len(low) != len(text):
+        text = low  # keep positions aligned between the two views
     duration, dur_span = _duration(text, low)
     result = DateResult(duration_days=duration)
     if dur_span:
