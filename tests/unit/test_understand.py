@@ -35,7 +35,7 @@ def p(text: str, today: date = TODAY):
     ("下周二去武汉出差，周四回来", "2026-12-08", "2026-12-10"),
     ("周六去天津，当天来回", "2026-12-05", "2026-12-05"),
     ("for a week from may 3", "2027-05-03", "2027-05-09"),
-    ("from june sixteenth to the twenty first of june", "2027-06-16", "2027-06-21"),
+    ("from june sixteenth to june twenty first", "2027-06-16", "2027-06-21"),
 ])
 def test_dates(text: str, start: str, end: str) -> None:
     r = p(text)
