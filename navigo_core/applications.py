@@ -334,7 +334,7 @@ class ApplicationService:
     def create_from_text(self, text: str, *, owner: str, places: PlaceProvider, today: date,
                          traveller: str | None = None, policy: Any = None, grade: str | None = None) -> Application:
         """A draft from what the user says ("apply for a business trip to Hangzhou May 1-3, budget 3000")."""
-        from navigo_core.planner.request import parse_request
+        from navigo_core.understand import parse_request
 
         cleaned = re.sub(r"(?:出差|差旅)(?:申请)?|申请|\b(?:business trip|travel application|apply for)\b", " ", text,
                          flags=re.IGNORECASE)

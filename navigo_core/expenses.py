@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from datetime import date, timedelta
 from typing import Any, Literal
@@ -26,6 +25,15 @@ from pydantic import BaseModel, Field
 from navigo_core.applications import Application, PolicyExcess, lowest_grade
 from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import t
+from navigo_core.understand import (
+    currency_code,
+    known_places,
+    normalize_text,
+    parse_amount,
+    parse_budget,
+    parse_dates,
+    parse_request,
+)
 
 __all__ = [
     "CATEGORIES", "CheckedItem", "ClaimSummary", "ExpenseImportError", "ExpenseItem", "check_items",
@@ -84,7 +92,7 @@ class ExpenseImportError(InputError):
 
 
 def _norm(text: Any) -> str:
-    return unicodedata.normalize("NFKC", str(text or "")).strip()
+    return normalize_text(str(text or ""))
 
 
 def parse_category(text: str) -> str | None:
@@ -101,15 +109,39 @@ def parse_category(text: str) -> str | None:
     return None
 
 
-def _parse_date(text: str) -> date | None:
-    s = _norm(text).replace("/", "-").replace(".", "-")
-    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", s) or re.fullmatch(r"(\d{4})年(\d{1,2})月(\d{1,2})日?", s)
-    if not m:
+def _in_the_past(day: date, today: date) -> date:
+    """An expense date: a month/day without a year is its last occurrence, not its next one."""
+    while day > today:
+        try:
+            day = day.replace(year=day.year - 1)
+        except ValueError:  # 29 February
+            day = day.replace(year=day.year - 1, day=28)
+    return day
+
+
+def _parse_date(text: str, *, today: date | None = None) -> date | None:
+    """The date in ``text`` ("2026-05-01", "2026年5月1日", "5月3日", "on May 3"), by
+    :func:`navigo_core.understand.parse_dates`; without a written year, the last such day."""
+    today = today or date.today()
+    text = normalize_text(text)
+    found = parse_dates(text, today)
+    if found.start is None:
         return None
-    try:
-        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    except ValueError:
-        return None
+    year = any(re.search(r"\d{4}", text[a:b]) for a, b in found.spans)
+    return found.start if year else _in_the_past(found.start, today)
+
+
+def _parse_amount(text: str) -> tuple[float | None, str | None]:
+    """(amount, ISO currency or None) of an amount cell ("650", "1,700", "¥650", "45 USD")."""
+    budget = parse_budget(text)
+    if budget is not None:
+        return budget.amount, budget.currency
+    return parse_amount(text), None
+
+
+def _currency(text: str) -> str | None:
+    """ISO code of a currency cell ("CNY", "usd", "元", "$"); any other three-letter code as it is."""
+    return currency_code(text) or (text.upper() if re.fullmatch(r"[A-Za-z]{3}", text) else None)
 
 
 def import_csv(data: bytes | str) -> list[ExpenseItem]:
@@ -150,15 +182,11 @@ def import_csv(data: bytes | str) -> list[ExpenseItem]:
         if category is None:
             errors.append({"row": row_no, "column": "category", "value": cell("category"),
                            "code": "expense.error.category"})
-        amount: float | None = None
-        try:
-            amount = float(cell("amount").replace(",", "").replace("¥", "").replace("￥", ""))
-        except ValueError:
-            pass
+        amount, written = _parse_amount(cell("amount"))
         if amount is None or amount <= 0:
             errors.append({"row": row_no, "column": "amount", "value": cell("amount"), "code": "expense.error.amount"})
-        currency = (cell("currency") or "CNY").upper()
-        if not re.fullmatch(r"[A-Z]{3}", currency):
+        currency = _currency(cell("currency")) if cell("currency") else (written or "CNY")
+        if currency is None:
             errors.append({"row": row_no, "column": "currency", "value": cell("currency"),
                            "code": "expense.error.currency"})
         receipt_raw = cell("receipt").lower()
@@ -282,52 +310,46 @@ def to_csv(checked: Iterable[CheckedItem | ExpenseItem], lang: str = "en") -> by
 
 # --- one item from a chat message ---------------------------------------------------------------
 
-_AMOUNT = re.compile(r"(?:¥|￥|RMB\s*|CNY\s*|USD\s*|\$|EUR\s*|€)?\s*(\d+(?:\.\d{1,2})?)\s*(元|块|rmb|cny|usd|eur|dollars?|yuan)?",
-                     re.IGNORECASE)
-_ZH_CITY = re.compile(r"在([\u4e00-\u9fff]{2,6}?)(?:的|出差|期间|打车|坐|吃|住|乘)")
-_EN_CITY = re.compile(r"\b(?:in|at)\s+([A-Z][a-zA-Z]+(?:\s[A-Z][a-zA-Z]+)?)")
+# past days parse_dates does not read yet (reported to navigo_core.understand); longest first
+_PAST_DAYS = ((2, re.compile(r"前天|\bday before yesterday\b", re.IGNORECASE)),
+              (1, re.compile(r"昨天|昨日|\byesterday\b", re.IGNORECASE)))
+
+
+def _expense_day(text: str, today: date) -> date:
+    found = _parse_date(text, today=today)
+    if found is not None:
+        return found
+    back = next((n for n, rx in _PAST_DAYS if rx.search(text)), 0)
+    return today - timedelta(days=back)
+
+
+def _expense_amount(text: str, today: date) -> tuple[float | None, str]:
+    """(amount, currency): an amount with a currency, else the last number that is not a date."""
+    budget = parse_budget(text)
+    if budget is not None:
+        return budget.amount, budget.currency or "CNY"
+    spans = parse_dates(text, today).spans
+    bare = "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(text))
+    amounts = [a for tok in re.findall(r"(?<![\d-])\d[\d,]*(?:\.\d+)?(?![\d-])", bare) if (a := parse_amount(tok))]
+    return (amounts[-1] if amounts else None), "CNY"
 
 
 def parse_expense_text(text: str, *, today: date) -> ExpenseItem | None:
-    """One expense item from a message, or None when its amount, category or city is missing."""
-    s = _norm(text)
+    """One expense item from a message, or None when its amount, category or city is missing.
+
+    The date, amount, currency and city come from :mod:`navigo_core.understand`; no date: today.
+    """
+    s = normalize_text(text)
     low = s.lower()
-    day = today
-    if re.search(r"前天|day before yesterday", low):
-        day = today - timedelta(days=2)
-    elif re.search(r"昨天|昨日|yesterday", low):
-        day = today - timedelta(days=1)
-    else:
-        m = re.search(r"(\d{4}-\d{1,2}-\d{1,2})", s)
-        d = _parse_date(m.group(1)) if m else None
-        m2 = re.search(r"(\d{1,2})月(\d{1,2})[日号]", s)
-        if d:
-            day = d
-        elif m2:
-            try:
-                day = date(today.year, int(m2.group(1)), int(m2.group(2)))
-            except ValueError:
-                pass
+    day = _expense_day(s, today)
     category = None
     for code, words in _CATEGORY_WORDS.items():
         if any((re.search(rf"\b{re.escape(w)}", low) if w.isascii() else w in s) for w in words if len(w) > 1):
             category = code
             break
-    amount, currency = None, "CNY"
-    for m in _AMOUNT.finditer(re.sub(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}月\d{1,2}[日号]", " ", s)):
-        whole = m.group(0).lower()
-        if m.group(2) or any(sym in whole for sym in ("¥", "￥", "$", "€", "rmb", "cny", "usd", "eur")):
-            amount = float(m.group(1))
-            if any(x in whole for x in ("usd", "$", "dollar")):
-                currency = "USD"
-            elif any(x in whole for x in ("eur", "€")):
-                currency = "EUR"
-            break
-    if amount is None:
-        nums = re.findall(r"(?<![\d-])(\d+(?:\.\d{1,2})?)(?![\d-])", re.sub(r"\d{1,2}月\d{1,2}[日号]", " ", s))
-        amount = float(nums[-1]) if nums else None
-    m = _ZH_CITY.search(s) or _EN_CITY.search(s)
-    city = m.group(1) if m else ""
+    amount, currency = _expense_amount(s, today)
+    req = parse_request(s, today=today)
+    city = req.destination_text or req.origin_text or next(iter(known_places(s)), "")
     if not (amount and category and city):
         return None
     return ExpenseItem(date=day, city=city, category=category, amount=amount, currency=currency,  # type: ignore[arg-type]

@@ -9,24 +9,19 @@ Reached by its rule ("book a flight", "帮我订酒店") and the ``booking`` int
 from __future__ import annotations
 
 import re
-import unicodedata
+from datetime import date
 from typing import Any
 from urllib.parse import quote
 
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.understand import known_places, normalize_text, parse_request
 
 GOOGLE_FLIGHTS = "https://www.google.com/travel/flights?q={q}"
 TRAIN_12306 = "https://www.12306.cn/index/"
 TRIP_TRAINS = "https://www.trip.com/trains/"
 OSM_SEARCH = "https://www.openstreetmap.org/search?query={q}"
 
-_DATE = re.compile(r"(20\d\d)[-/.年](\d{1,2})[-/.月](\d{1,2})")
-_EN_ROUTE = re.compile(r"\bfrom\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+to\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
-_EN_TO = re.compile(r"\b(?:to|in|at|near)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
-_ZH_ROUTE = re.compile(r"(?:从)?([\u4e00-\u9fff]{2,4}?)(?:到|去|飞|至)([\u4e00-\u9fff]{2,4}?)(?=的|机票|火车|高铁|动车|航班|酒店|[，。,\s]|$)")
-_ZH_IN = re.compile(r"(?:在|订|预订|定)([\u4e00-\u9fff]{2,4}?)(?:的)?(?:酒店|宾馆|住宿)")
-_NOT_PLACE = re.compile(r"^(?:帮我|我要|我想|请|预订|订|一张|明天|后天|今天)")
 _CN_HINT = re.compile(r"[\u4e00-\u9fff]|\b(?:Beijing|Shanghai|Guangzhou|Shenzhen|Hangzhou|Nanjing|Chengdu|Wuhan|Xi'?an)\b", re.I)
 
 _TRAIN = re.compile(r"\btrains?\b|\brail\b|火车|高铁|动车|车票", re.I)
@@ -34,27 +29,21 @@ _HOTEL = re.compile(r"\bhotels?\b|\broom\b|\baccommodation\b|酒店|宾馆|住�
 _FLIGHT = re.compile(r"\bflights?\b|\bplane\b|\bfly\b|\bair(?:line)? tickets?\b|机票|航班|飞机", re.I)
 
 
-def extract_booking(message: str) -> dict[str, Any]:
-    text = unicodedata.normalize("NFKC", message or "")
+def extract_booking(message: str, *, today: date | None = None) -> dict[str, Any]:
+    """What to book (``kinds``: flight / train / hotel) and, from :mod:`navigo_core.understand`, the
+    ``origin`` / ``destination`` (as written) and the ``date`` (ISO) when the message names them."""
+    today = today or date.today()
+    text = normalize_text(message)
     slots: dict[str, Any] = {"kinds": [k for k, rx in (("flight", _FLIGHT), ("train", _TRAIN), ("hotel", _HOTEL))
                                        if rx.search(text)]}
-    m = _DATE.search(text)
-    if m:
-        slots["date"] = f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
-    m = _EN_ROUTE.search(text)
-    if m:
-        slots["origin"], slots["destination"] = m.group(1), m.group(2)
-    else:
-        m = _ZH_ROUTE.search(text)
-        if m and not _NOT_PLACE.match(m.group(2)):
-            origin = re.sub(r"^[帮我要想请预订定买一张]+", "", m.group(1))
-            if len(origin) >= 2:
-                slots["origin"] = origin
-            slots["destination"] = m.group(2)
-    if "destination" not in slots:
-        m = _ZH_IN.search(text) or _EN_TO.search(text)
-        if m and not _NOT_PLACE.match(m.group(1)):
-            slots["destination"] = m.group(1)
+    req = parse_request(text, today=today)
+    if req.start_date:
+        slots["date"] = req.start_date.isoformat()
+    if req.origin_text:
+        slots["origin"] = req.origin_text
+    destination = req.destination_text or next((p for p in known_places(text) if p != req.origin_text), "")
+    if destination:
+        slots["destination"] = destination
     return slots
 
 

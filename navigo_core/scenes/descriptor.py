@@ -128,13 +128,17 @@ class GateRule:
 
     ``patterns`` and ``negatives`` are regexes (see the module doc for the flags);
     ``matcher`` is an optional callable ``text -> detail | None`` for rules that a
-    regex cannot say (e.g. per-category negatives).
+    regex cannot say (e.g. per-category negatives). ``interrupts=False`` keeps a hit
+    from ending another scene's active flow.
     """
 
     patterns: tuple[str, ...] = ()
     negatives: tuple[str, ...] = ()
     mode: GateMode = GateMode.CHOICE
     matcher: Callable[[str], str | None] | None = None
+    # False: a hit starts this scene only when no other flow is active (an answer to another scene's
+    # question, such as "杭州，下周一到周三", must not be taken away from it)
+    interrupts: bool = True
     _compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False, default=())
     _negatives: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False, default=())
 

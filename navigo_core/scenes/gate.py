@@ -149,7 +149,7 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
         elif is_switch(text):
             left_flow = flow.flow_id
             trace.append(StepTrace(step="resume", hit=False, detail="switch phrase", latency_ms=_ms(t0)))
-        elif rule_hit is not None and rule_hit[0].scene_id != owner.scene_id:
+        elif rule_hit is not None and rule_hit[0].scene_id != owner.scene_id and rule_hit[0].gate.interrupts:
             left_flow = flow.flow_id
             trace.append(StepTrace(step="resume", hit=False, detail=f"switch: rule of {rule_hit[0].scene_id}",
                                    latency_ms=_ms(t0)))

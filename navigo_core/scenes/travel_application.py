@@ -24,6 +24,7 @@ from navigo_core.scenes.descriptor import (
     SceneReply,
     SceneRoute,
 )
+from navigo_core.understand.places import find_places
 
 FLOW_ID = "travel_application"
 SUBMIT = re.compile(r"^\s*(?:(?:yes|ok|okay|confirm|please)[, ]*)*(?:submit|send)(?: it)?(?: please)?\s*[.!]?\s*$"
@@ -51,10 +52,10 @@ def _reply(text: str, lang: str, **kw) -> SceneReply:  # type: ignore[no-untyped
 def _continue(message: str, context: GateContext, flow: ActiveFlow, lang: str) -> SceneReply:
     service = ApplicationService(store_for(context))
     if flow.slots.get("pending_text"):  # we asked for the destination / dates
-        from navigo_core.planner.parsing import place_phrases
-
-        answer = message if place_phrases(message)[1] else ("去" if lang == "zh" else "to ") + message.strip()
-        return _create(f"{flow.slots['pending_text']} {answer}", context, lang)
+        pending = flow.slots["pending_text"]
+        if any(m.role == "destination" for m in find_places(message)):  # "杭州，下周一到周三": read it first
+            return _create(f"{message.strip()} {pending}", context, lang)
+        return _create(f"{pending} {'去' if lang == 'zh' else 'to '}{message.strip()}", context, lang)
     number = str(flow.slots.get("number", ""))
     try:
         app = service.get(number)

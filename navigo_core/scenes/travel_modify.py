@@ -9,38 +9,46 @@ change is audited (field old → new).
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import date
 from typing import Any
 
 from navigo_core.applications import AmbiguousApplication, ApplicationService, card_text, store_for, user_of
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
-from navigo_core.planner.parsing import parse_dates
 from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
 from navigo_core.scenes.travel_cancel import ask_which, pick
+from navigo_core.understand import normalize_text, parse_dates
+from navigo_core.understand.places import find_places
 
 FLOW_ID = "travel_modify"
 _AFTER = re.compile(r"(?:改到|改为|改成|推迟到|提前到|延期到|延长到|调整到|换到|\b(?:to|until|till)\b)(?P<rest>.+)$", re.IGNORECASE)
 _PURPOSE = re.compile(r"(?:purpose|reason)\s+(?:to|is|=|:)\s*(?P<p>.+)$|(?:事由|目的)(?:改为|改成|是|为|:|：)\s*(?P<z>.+)$",
                       re.IGNORECASE)
-_CITY = re.compile(r"(?:改去|改为去|换成去|目的地改为|目的地改成)(?P<z>[\u4e00-\u9fff]{2,8})"
-                   r"|\b(?:destination|city)\s+to\s+(?P<e>[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?)"
-                   r"|\bgo to (?P<e2>[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?) instead\b")
+# the words that ask for another city; the city itself is read by navigo_core.understand
+_CITY = re.compile(r"(?:改去|改为去|换成去|目的地改为|目的地改成|目的地换成)|\b(?:destination|city)\s+to\s+|\bgo\s+to\s+(?=.*\binstead\b)",
+                   re.IGNORECASE)
+
+
+def _new_city(rest: str) -> str:
+    """The place right after a "change the city" cue ("苏州", "Suzhou", "new york")."""
+    rest = rest.lstrip()
+    cue = "去" if re.match(r"[\u4e00-\u9fff]", rest) else "to "
+    found = [m for m in find_places(cue + rest) if m.role == "destination" and m.start == len(cue)]
+    return found[0].text if found else ""
 
 
 def parse_changes(text: str, *, today: date) -> dict[str, Any]:
     """The changes a message asks for: start_date / end_date / cities / purpose (only those named)."""
-    s = unicodedata.normalize("NFKC", text or "")
+    s = normalize_text(text)
     out: dict[str, Any] = {}
     m = _PURPOSE.search(s)
     if m:
         out["purpose"] = (m.group("p") or m.group("z") or "").strip(" 。.")
         s = s[:m.start()]
     m = _CITY.search(s)
-    if m:
-        out["cities"] = [(m.group("z") or m.group("e") or m.group("e2")).strip()]
-        s = s[:m.start()] + s[m.end():]
+    if m and (city := _new_city(s[m.end():])):
+        out["cities"] = [city]
+        s = s[:m.start()] + s[m.end() + s[m.end():].find(city) + len(city):]
     m = _AFTER.search(s)
     dates = parse_dates(m.group("rest") if m else s, today)
     if dates.start:

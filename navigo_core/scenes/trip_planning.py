@@ -16,12 +16,11 @@ for on-topic messages nothing else took.
 from __future__ import annotations
 
 import re
-import unicodedata
+from datetime import date
 from typing import Any
 
-from navigo_core.i18n import t
+from navigo_core.i18n import detect_lang, t
 from navigo_core.scenes.descriptor import (
-    GATE_FLAGS,
     ActiveFlow,
     GateContext,
     GateRule,
@@ -31,82 +30,71 @@ from navigo_core.scenes.descriptor import (
     SceneRoute,
     join_list,
 )
+from navigo_core.understand import (
+    ParsedRequest,
+    normalize_text,
+    parse_budget,
+    parse_dates,
+    parse_request,
+    update_request,
+)
 
 FLOW_ID = "trip_plan"
 SLOTS = ("destination", "origin", "dates", "duration_days", "travellers", "budget")
 ASK_ORDER = ("destination", "when", "travellers", "budget")  # "when": dates or duration_days
 
-_ZH_NUM = {"一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_NUM = r"\d+|[一二两俩三四五六七八九十]+"
+# "when" words parse_dates does not read yet: kept as the user wrote them until it does
+# (reported to navigo_core.understand: "next week" / "下周" give no dates)
+_UNREAD_WHEN = re.compile(r"\b(?:next|this) week\b|下周|本周|这周", re.IGNORECASE)
+# the field the last question asked for, as update_request names it
+_EXPECT = {"destination": "destination", "when": "days", "travellers": "travellers", "budget": "budget"}
 
 
-def _int(text: str) -> int | None:
-    if text.isdigit():
-        return int(text)
-    if len(text) == 1:
-        return _ZH_NUM.get(text)
-    if text.startswith("十"):
-        return 10 + (_ZH_NUM.get(text[1:], 0) if len(text) > 1 else 0)
-    if len(text) >= 2 and text[1] == "十":
-        return _ZH_NUM.get(text[0], 0) * 10 + (_ZH_NUM.get(text[2:], 0) if len(text) > 2 else 0)
-    return None
+def _span_text(text: str, spans: list[tuple[int, int]]) -> str:
+    return text[min(a for a, _ in spans):max(b for _, b in spans)].strip() if spans else ""
 
 
-_DURATION = re.compile(rf"(?<!月)({_NUM})\s*-?\s*(?:days?|nights?|天|日游|日|晚)(?![a-z])", GATE_FLAGS)
-_TRAVELLERS = re.compile(
-    rf"({_NUM})\s*(?:个人|位|口人|人|(?:people|persons|adults|travell?ers|guests|of us)\b)|\bfamily of (\d+)|\bgroup of (\d+)",
-    GATE_FLAGS)
-_BUDGET = re.compile(
-    r"(?:\bbudget(?:\s+(?:of|is|around|about))?|预算(?:是|为|大概|大约|约|在)?)\s*[:：]?\s*"
-    r"((?:¥|￥|\$|€|£|rmb|cny|usd|eur)?\s*\d[\d,.]*\s*(?:k|万|千|元|块|yuan|rmb|usd|dollars|eur|euros)?"
-    r"|[一二两三四五六七八九十百千万]+\s*(?:元|块)?)", GATE_FLAGS)
-_DATES = re.compile(
-    r"\b(?:next (?:week|month|weekend|year)|this (?:weekend|week|month)|tomorrow|over the weekend"
-    r"|in (?:january|february|march|april|may|june|july|august|september|october|november|december)"
-    r"|(?:on|from) (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
-    r"|\d{1,2}月\d{1,2}[日号]?(?:[-到至~]\d{1,2}[日号]?)?|\d{1,2}月(?:份|初|中|底)?|下周[一二三四五六日天末]?|下个?月|明天|后天|这周末|周末|国庆|五一|春节|元旦|寒假|暑假|端午|中秋",
-    GATE_FLAGS)
-_CAP = r"[A-Z][\w'-]*(?:\s+(?:de |del |la |le )?[A-Z][\w'-]*)*"
-_EN_DEST = re.compile(rf"\b(?:to|in|visit(?:ing)?|around|explore|exploring)\s+({_CAP})")
-_EN_ORIGIN = re.compile(rf"\bfrom\s+({_CAP})")
-_ZH_STOP = r"(?=玩|旅游|旅行|出差|度假|游玩|看看|逛|过|待|呆|住|的|[，。,、\s]|\d|[一二两三四五六七八九十]+[天日晚]|$)"
-_ZH_DEST = (
-    re.compile(r"([\u4e00-\u9fff]{2,6}?)(?:\d+|[一二两三四五六七八九十]+)日游"),
-    re.compile(r"(?:规划|安排|计划|设计)(?:一下|一个|个)?([\u4e00-\u9fff]{2,5}?)(?:的)?(?:行程|旅行|旅游|之旅|攻略)"),
-    re.compile(rf"(?:去|到|前往|飞|游)([\u4e00-\u9fff]{{2,6}}?){_ZH_STOP}"),
-)
-_ZH_ORIGIN = re.compile(r"从([\u4e00-\u9fff]{2,6}?)(?:出发|去|到|飞|坐)")
-_ZH_LEAD = re.compile(r"^(?:帮我|请|给我|我想|我要|我们|想|要|规划|安排|计划|设计|一下|一个|个|去|到|玩)+")
-_NOT_PLACE = re.compile(r"^(?:哪里|哪儿|那里|这里|旅游|旅行|出差|玩|一趟|一下|外地|国外|海边|The|A|An|My|Our|I)$")
+def _date_words(text: str, today: date) -> str:
+    """The words that give the dates ("下周五", "in July", "5月1日到5日"), without a trip length."""
+    found = parse_dates(text, today)
+    spans = [(a, b) for a, b in found.spans
+             if (d := parse_dates(text[a:b], today)).start or d.end or d.period]  # not "五天" alone
+    return _span_text(text, spans) or (m.group(0) if (m := _UNREAD_WHEN.search(text)) else "")
 
 
-def extract_trip(message: str) -> dict[str, Any]:
-    """The trip slots found in ``message`` (only the ones present)."""
-    text = unicodedata.normalize("NFKC", message or "")
+def _slots(req: ParsedRequest, text: str, today: date) -> dict[str, Any]:
     slots: dict[str, Any] = {}
-    m = _DURATION.search(text)
-    if m and (n := _int(m.group(1))):
-        slots["duration_days"] = n
-    m = _TRAVELLERS.search(text)
-    if m and (n := _int(next(g for g in m.groups() if g))):
-        slots["travellers"] = n
-    m = _BUDGET.search(text)
-    if m:
-        slots["budget"] = m.group(1).strip()
-    m = _DATES.search(text)
-    if m:
-        slots["dates"] = m.group(0).strip()
-    m = _EN_ORIGIN.search(text) or _ZH_ORIGIN.search(text)
-    if m and not _NOT_PLACE.match(m.group(1)):
-        slots["origin"] = m.group(1).strip()
-    for rx in (_EN_DEST, *_ZH_DEST):
-        for m in rx.finditer(text):
-            place = _ZH_LEAD.sub("", m.group(1).strip())
-            if len(place) >= 2 and not _NOT_PLACE.match(place) and place != slots.get("origin"):
-                slots["destination"] = place
-                break
-        if "destination" in slots:
-            break
+    if req.destination_text:
+        slots["destination"] = req.destination_text
+    if req.origin_text and req.origin_text != req.destination_text:
+        slots["origin"] = req.origin_text
+    if when := _date_words(text, today):
+        slots["dates"] = when
+    if req.days:
+        slots["duration_days"] = req.days
+    if req.travellers:
+        slots["travellers"] = req.travellers
+    if req.budget is not None:
+        budget = parse_budget(text)
+        slots["budget"] = _span_text(text, [budget.span]) if budget else text.strip(" ?？!！。.,，")
+    return slots
+
+
+def trip_slots(message: str, *, today: date | None = None, lang: str | None = None,
+               expect: str | None = None) -> dict[str, Any]:
+    """The trip slots in ``message`` (only the ones present), read by :mod:`navigo_core.understand`.
+
+    Texts as the user wrote them (destination, origin, dates, budget), numbers for
+    ``duration_days`` and ``travellers``. ``expect`` is the slot asked for last (``ASK_ORDER``): a bare
+    answer ("Hangzhou", "3", "6000") fills it; a message that says something itself is read as it is.
+    """
+    today = today or date.today()
+    text = normalize_text(message)
+    slots = _slots(parse_request(text, today=today, lang=lang), text, today)
+    if not slots and expect in _EXPECT:
+        # only now: with ``expect`` update_request would also take "三个人" for a destination
+        previous = ParsedRequest(lang=lang or detect_lang(text))
+        slots = _slots(update_request(previous, text, today=today, expect=_EXPECT[expect]), text, today)
     return slots
 
 
@@ -125,32 +113,13 @@ def _slot_text(name: str, value: Any, lang: str) -> str:
     return t(f"scene.trip_planning.slot.{name}", lang, value=value)
 
 
-def _bare_answer(message: str, missing: list[str]) -> dict[str, Any]:
-    """A short answer to the question asked last ("Hangzhou", "3", "杭州")."""
-    text = unicodedata.normalize("NFKC", message).strip(" ?？!！。.,，")
-    if not missing or not text:
-        return {}
-    first = missing[0]
-    if first == "destination" and len(text) <= 30 and not re.search(r"\d", text):
-        return {"destination": text}
-    n = _int(text)
-    if n and first == "travellers":
-        return {"travellers": n}
-    if n and first == "when":
-        return {"duration_days": n}
-    if first == "budget" and re.search(r"\d", text):
-        return {"budget": text}
-    return {}
-
-
 def handle(message: str, context: GateContext) -> SceneReply:
     lang = context.lang_for(message)
     flow = context.active_flow
     resuming = flow is not None and flow.flow_id == FLOW_ID
     previous: dict[str, Any] = dict(flow.slots) if resuming and flow is not None else {}
-    found = extract_trip(message)
-    if resuming and not found:
-        found = _bare_answer(message, _missing(previous))
+    asked = _missing(previous)[0] if resuming and _missing(previous) else None
+    found = trip_slots(message, lang=lang, expect=asked)
     slots = previous | found
     missing = _missing(slots)
     have = join_list([_slot_text(k, slots[k], lang) for k in SLOTS if slots.get(k)], lang) if lang != "zh" else \
@@ -173,6 +142,23 @@ def handle(message: str, context: GateContext) -> SceneReply:
     )
 
 
+_ASKING = re.compile(r"\b(?:weather|forecast|how far|distance|route)\b|天气|多远|距离|路线|怎么走"
+                     r"|^\s*(?:how|what|what's|which|when|where|is|are|does|do|will|should)\b|[?？]\s*$|[吗呢]\s*$"
+                     r"|多少|怎么样|如何|什么", re.IGNORECASE)
+
+
+def trip_signal(text: str) -> str | None:
+    """A trip request without a planning verb ("I'd like a long weekend in Kyoto", "我想五一去成都玩"):
+    the parser finds a destination and something only a trip has (dates, a length, a party, a budget)."""
+    if len(text) > 400 or _ASKING.search(text):
+        return None
+    req = parse_request(text, today=date.today())
+    place = req.destination_text and (req.destination is not None or req.ambiguity("destination") is not None)
+    trip = (req.start_date or req.days or req.ambiguity("dates") or req.travellers or req.budget
+            or req.vague)
+    return f"understand: destination {req.destination_text!r} with trip details" if place and trip else None
+
+
 SCENE = SceneDescriptor(
     scene_id="trip_planning",
     label="scene.trip_planning.label",
@@ -191,6 +177,8 @@ SCENE = SceneDescriptor(
             r"(?:\d+|[一二两三四五六七八九十]+)日游|(?:\d+|[一二两三四五六七八九十]+)天.{0,4}(?:行程|旅行|旅游|自由行)",
         ),
         negatives=(r"报销|审批|发票|\bexpenses?\b|\breimburse",),
+        matcher=trip_signal,
+        interrupts=False,
     ),
     route=SceneRoute(
         kind=RouteKind.MODEL,

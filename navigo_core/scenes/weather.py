@@ -8,13 +8,11 @@ next message ("Paris") is read as the place.
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from datetime import date
 
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import (
-    GATE_FLAGS,
     ActiveFlow,
     GateContext,
     GateRule,
@@ -24,6 +22,7 @@ from navigo_core.scenes.descriptor import (
     WeatherProvider,
     WeatherReport,
 )
+from navigo_core.understand import ParsedRequest, known_places, normalize_text, parse_request, update_request
 
 __all__ = ["SCENE", "WeatherProvider", "WeatherReport", "extract_weather_query"]
 
@@ -32,45 +31,27 @@ _WEATHER_WORDS = (
     r"\bweather\b|\bforecast\b|\btemperature\b|\b(?:rain|raining|rainy|snow|snowing|sunny|windy|storm|typhoon|humid)\b"
     r"|天气|气温|温度|下雨|下雪|降雨|刮风|台风|晴天|预报|冷不冷|热不热|冷吗|热吗|潮湿|湿度"
 )
-_DAY = (
-    (2, re.compile(r"\bday after tomorrow\b|后天", GATE_FLAGS)),
-    (1, re.compile(r"\btomorrow\b|明天|明日", GATE_FLAGS)),
-)
-_EN_PLACE = (
-    re.compile(r"\b(?:weather|forecast|temperature)\s+(?:like\s+|be\s+like\s+)?(?:in|at|for|of|around)\s+(?P<p>.+)", GATE_FLAGS),
-    re.compile(r"\b(?:rain|snow|be\s+\w+)\s+(?:in|at)\s+(?P<p>.+)", GATE_FLAGS),
-    re.compile(r"^(?i:what'?s\s+|how'?s\s+)?(?i:the\s+)?(?P<p>[A-Z][\w .'-]*?)(?:'s)?\s+(?:weather|forecast)\b"),
-)
-_ZH_PLACE = re.compile(
-    r"(?P<p>[^\s,，。?？!！]{1,12}?)(?:的)?(?:天气|气温|温度|会下雨|下雨|会下雪|下雪|冷不冷|热不热|(?<=[今明后天在近末])(?:冷|热)(?:吗|不))")
-_EN_TRIM = re.compile(
-    r"\s+(?:today|tomorrow|tonight|this (?:week|weekend|morning|afternoon|evening)|next week|now|right now|"
-    r"the day after tomorrow|on \w+day)\b.*$|[?.!,].*$", GATE_FLAGS)
-_NOT_PLACE = re.compile(r"^(?:what|how|the|is|will|it|here|there|today|tomorrow|outside)\b", re.IGNORECASE)
-_ZH_TRIM_LEAD = re.compile(r"^(?:请问|帮我|帮忙|给我|我想知道|想知道|查询|查一下|查查|查|看看|看一下|告诉我|今天|明天|后天|现在|这周|本周|周末|下周)+")
-_ZH_TRIM_TAIL = re.compile(r"(?:今天|明天|后天|现在|这周|本周|周末|下周|明日|的)+$")
 
 
-def _day(text: str) -> int:
-    return next((d for d, rx in _DAY if rx.search(text)), 0)
+def extract_weather_query(message: str, *, today: date | None = None) -> tuple[str, int]:
+    """(place, day offset 0–2) named in a weather question; place "" when none.
+
+    Both come from :mod:`navigo_core.understand`: the place is the request's destination (or
+    origin), else a known place name without a cue word ("明天杭州的天气"); the day is the start
+    date against ``today`` (today / tomorrow / the day after → 0 / 1 / 2; anything else → 0).
+    """
+    today = today or date.today()
+    text = normalize_text(message)
+    req = parse_request(text, today=today)
+    place = req.destination_text or req.origin_text or next(iter(known_places(text)), "")
+    day = (req.start_date - today).days if req.start_date else 0
+    return place, day if 0 <= day <= 2 else 0
 
 
-def extract_weather_query(message: str) -> tuple[str, int]:
-    """(place, day offset) named in a weather question; place "" when none."""
-    text = unicodedata.normalize("NFKC", message or "").strip()
-    day = _day(text)
-    for rx in _EN_PLACE:
-        m = rx.search(text)
-        if m:
-            place = _EN_TRIM.sub("", m.group("p")).strip(" '\"")
-            if place and len(place.split()) <= 5 and not _NOT_PLACE.match(place):
-                return place, day
-    m = _ZH_PLACE.search(text)
-    if m:
-        place = _ZH_TRIM_TAIL.sub("", _ZH_TRIM_LEAD.sub("", m.group("p")))
-        if place and not re.fullmatch(r"[?？什么怎样如何多少]+", place):
-            return place, day
-    return "", day
+def _answer_place(message: str, lang: str) -> str:
+    """The place in an answer to "which place?" (a bare name is taken as written)."""
+    req = update_request(ParsedRequest(lang=lang), message, today=date.today(), expect="destination")
+    return req.destination_text or req.origin_text or normalize_text(message).strip(" ?？!！。.,，")
 
 
 def _report_text(report: WeatherReport, lang: str) -> str:
@@ -88,7 +69,7 @@ def handle(message: str, context: GateContext) -> SceneReply:
     flow = context.active_flow
     if flow is not None and flow.flow_id == FLOW_ID:
         place, day = extract_weather_query(message)
-        place = place or unicodedata.normalize("NFKC", message).strip(" ?？!！。.,，")
+        place = place or _answer_place(message, lang)
         day = day or int(flow.slots.get("day", 0))
     else:
         place, day = extract_weather_query(message)

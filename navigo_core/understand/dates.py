@@ -49,8 +49,8 @@ _YEAR = r"(\d{4})"
 _SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 2),
             "春天": (3, 5), "春季": (3, 5), "夏天": (6, 8), "夏季": (6, 8), "秋天": (9, 11), "秋季": (9, 11),
             "冬天": (12, 2), "冬季": (12, 2), "暑假": (7, 8), "寒假": (1, 2)}
-_RETURN_CUE = re.compile(r"(?:回来|返回|回程|回|back|return(?:ing)?|come back|coming back)\s*$|^\s*(?:回来|返回|回)",
-                         re.IGNORECASE)
+_RETURN_CUE = re.compile(r"(?:回来|返回|回程|回|\bback|\breturn(?:ing)?|\bcome back|\bcoming back|\bhome)(?:\s+(?:on|by))?\s*$"
+                         r"|^\s*(?:回来|返回|回)", re.IGNORECASE)
 
 
 @dataclass
@@ -242,14 +242,16 @@ def _relative(text: str, low: str, today: date) -> list[tuple[_Hit, bool]]:
         out.append((_Hit(m.start(group), m.end(group), start, end, weekday), vague))
 
     for word, offset in (("day after tomorrow", 2), ("tomorrow", 1), ("tmrw", 1), ("tmr", 1), ("2morrow", 1),
-                         ("today", 0), ("tonight", 0)):
+                         ("today", 0), ("tonight", 0), ("day before yesterday", -2), ("yesterday", -1),
+                         ("last night", -1)):
         for m in re.finditer(rf"\b{word}\b", low):
-            if word == "tomorrow" and low[max(0, m.start() - 10):m.start()].endswith("after "):
+            if word in ("tomorrow", "yesterday") and re.search(r"(?:after|before) $", low[max(0, m.start() - 10):m.start()]):
                 continue
             add(m, today + timedelta(days=offset))
-    for word, offset in (("大后天", 3), ("后天", 2), ("明天", 1), ("明日", 1), ("今天", 0), ("今日", 0), ("今晚", 0)):
+    for word, offset in (("大后天", 3), ("后天", 2), ("明天", 1), ("明日", 1), ("今天", 0), ("今日", 0), ("今晚", 0),
+                         ("大前天", -3), ("前天", -2), ("昨天", -1), ("昨日", -1), ("昨晚", -1)):
         for m in re.finditer(word, text):
-            if word == "后天" and text[max(0, m.start() - 1):m.start()] == "大":
+            if word in ("后天", "前天") and text[max(0, m.start() - 1):m.start()] == "大":
                 continue
             add(m, today + timedelta(days=offset))
     weekends = list(re.finditer(r"\b(this|next|coming)?\s*(long\s+)?weekend\b", low))
@@ -312,6 +314,11 @@ def _period(text: str, low: str, today: date) -> tuple[tuple[date, date], str, t
         year_of = today.year + 1
     elif m := re.search(r"(\d{4})\s*年|\bin\s+\w+\s+(\d{4})\b", low):
         year_of = int(m.group(1) or m.group(2))
+    if m := re.search(r"(?<![周星期礼拜])(?:下个?(?:周|星期|礼拜)|下一周)(?![一二三四五六日天末])|\bnext week\b(?!end)", low):
+        monday = today - timedelta(days=today.weekday()) + timedelta(days=7)
+        return (monday, monday + timedelta(days=6)), m.group(0), m.span()
+    if m := re.search(r"(?:这|本)(?:周|星期|礼拜)(?![一二三四五六日天末])|\bthis week\b(?!end)", low):
+        return (today, today + timedelta(days=6 - today.weekday())), m.group(0), m.span()
     if m := re.search(r"下个?月|\bnext month\b", low):
         first = (today.replace(day=1) + timedelta(days=32)).replace(day=1)
         return (first, _months_between(first, first)), m.group(0), m.span()
@@ -344,6 +351,12 @@ def period_options(period: tuple[date, date], days: int | None, lang: str, *, li
     first, last = period
     n = max(1, min(days or 3, 30))
     out: list[str] = []
+    if (last - first).days < 7:  # a week: start on its first day, two days later, four days later
+        for k in range(0, min(5, (last - first).days + 1), 2):
+            d = first + timedelta(days=k)
+            end = d + timedelta(days=n - 1)
+            out.append(f"{d.isoformat()} 到 {end.isoformat()}" if lang == "zh" else f"{d.isoformat()} to {end.isoformat()}")
+        return out[:limit]
     d = first + timedelta(days=(4 - first.weekday()) % 7)
     step = max(7, ((last - first).days // limit) // 7 * 7) if (last - first).days > 40 else 7
     while d + timedelta(days=n - 1) <= last + timedelta(days=n) and len(out) < limit:
@@ -420,7 +433,7 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
             if first.end is None and len(hits) > 1 and hits[1].end is not None and result.start == hits[1].start:
                 result.end = hits[1].end
             result.spans += [(h.pos, h.end_pos) for h in hits]
-            if first.end is None and len(hits) == 1 and _RETURN_CUE.search(text[max(0, first.pos - 6):first.pos]):
+            if first.end is None and len(hits) == 1 and _RETURN_CUE.search(text[max(0, first.pos - 14):first.pos]):
                 result.end, result.start, result.end_only = first.start, None, True
     elif holiday is not None:
         year = year_now
@@ -459,7 +472,7 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
         elif base is not None and result.end is None:
             pick = days_only[-1] if result.start else days_only[0]
             is_return = result.start is not None or bool(_RETURN_CUE.search(text[pick[1]:pick[1] + 4])) or bool(
-                _RETURN_CUE.search(text[max(0, pick[0] - 6):pick[0]]))
+                _RETURN_CUE.search(text[max(0, pick[0] - 14):pick[0]]))
             if is_return:
                 result.end = _day_after(pick[2], base)
                 result.end_only = result.start is None

@@ -110,7 +110,9 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
 
     # places
     mentions = find_places(text)
-    if expect in ("origin", "destination") and not mentions:
+    said_else = bool(req.start_date or req.end_date or req.days or req.adults or req.children or req.budget
+                     or req.ambiguities)
+    if expect in ("origin", "destination") and not mentions and not said_else:
         bare = text.strip(" .!?。！？")
         if 1 <= len(bare) <= 40 and not re.search(r"\d", bare):
             mentions = [Mention(bare, 0, len(bare), expect, bool(_GAZ.name_kinds(bare)))]

@@ -364,11 +364,20 @@ def _scan(text: str, found: list[Mention]) -> list[Mention]:
 
 
 def _scan_zh(text: str, found: list[Mention]) -> list[Mention]:
-    """Last resort in Chinese: a known place right before a trip word ("杭州出差", "三亚度假")."""
-    for m in re.finditer(r"(?:出差|旅游|旅行|度假|游玩|玩|自由行|过年|探亲|开会)", text):
-        got = _zh_backward(text, m.start())
-        if got and got[2] and not any(x.text == got[0] for x in found):
-            return [Mention(got[0], got[1], got[1] + len(got[0]), "destination", True, True)]
+    """Last resort in Chinese: the first known place anywhere, longest name first at each position
+    ("明天杭州的天气", "帮我订杭州的酒店", "我要申请出差 杭州"). Countries are not taken this way."""
+    for run in _CJK_RUN.finditer(text):
+        s, base, i = run.group(0), run.start(), 0
+        while i < len(s) - 1:
+            for n in range(min(len(s) - i, 8), 1, -1):
+                words = s[i:i + n]
+                kinds = _known(words)
+                if kinds and kinds != {"country"} and not _ZH_NOT_PLACE.search(words):
+                    if not any(x.start <= base + i < x.end for x in found):
+                        return [Mention(words, base + i, base + i + n, "destination", True, True)]
+                    i += n - 1
+                    break
+            i += 1
     return []
 
 

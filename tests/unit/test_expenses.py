@@ -80,3 +80,22 @@ def test_parse_expense_text() -> None:
     en = parse_expense_text("Reimburse a hotel in Shanghai on 2026-05-02, 900 CNY", today=date(2026, 5, 10))
     assert en is not None and (en.city, en.category, en.amount, en.date) == ("Shanghai", "hotel", 900, date(2026, 5, 2))
     assert parse_expense_text("我要报销", today=date(2026, 5, 10)) is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("报销前天在北京的餐费 120.5元", (date(2026, 5, 8), "北京", "meal", 120.5, "CNY")),
+    ("报销5月3日在杭州的打车费 1200", (date(2026, 5, 3), "杭州", "transport", 1200, "CNY")),  # last 3 May, not next
+    ("claim a taxi in shanghai yesterday, $85", (date(2026, 5, 9), "shanghai", "transport", 85, "USD")),
+    ("expense: dinner in Tokyo on May 3, 45.20 EUR", (date(2026, 5, 3), "Tokyo", "meal", 45.2, "EUR")),
+    ("报销在上海的出租车费85", (date(2026, 5, 10), "上海", "transport", 85, "CNY")),  # no date: today
+])
+def test_parse_expense_text_dates_amounts_currencies(text: str, expected: tuple) -> None:
+    item = parse_expense_text(text, today=date(2026, 5, 10))
+    assert item is not None and (item.date, item.city, item.category, item.amount, item.currency) == expected
+
+
+def test_import_csv_amount_and_currency_words() -> None:
+    items = import_csv("date,city,category,amount,currency\n2026/5/1,上海,hotel,\"1,700\",元\n"
+                       "2026年5月2日,Tokyo,meal,¥3500,JPY\n2026-05-03,Paris,meal,45,eur\n")
+    assert [(i.date, i.amount, i.currency) for i in items] == [
+        (date(2026, 5, 1), 1700, "CNY"), (date(2026, 5, 2), 3500, "JPY"), (date(2026, 5, 3), 45, "EUR")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 import pytest
 
@@ -77,6 +78,30 @@ def test_booking_flight_link():
     url = next(x["url"] for x in reply.payload["links"] if x["kind"] == "flight")
     assert url == "https://www.google.com/travel/flights?q=Flights%20from%20Shanghai%20to%20Beijing%20on%202026-05-01"
     assert "openstreetmap.org/search?query=" in reply.text and "12306.cn" in reply.text
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("帮我订明天上海到北京的高铁", {"kinds": ["train"], "origin": "上海", "destination": "北京", "date": 1}),
+    ("book me a flight from Shanghai to Beijing on 2026-05-01",
+     {"kinds": ["flight"], "origin": "Shanghai", "destination": "Beijing", "date": "2026-05-01"}),
+    ("book a hotel in kyoto for tomorrow", {"kinds": ["hotel"], "destination": "kyoto", "date": 1}),
+    ("帮我订杭州的酒店", {"kinds": ["hotel"], "destination": "杭州"}),
+])
+def test_booking_slots_come_from_the_request_parser(message, expected):
+    from navigo_core.scenes.booking import extract_booking
+
+    today = date(2026, 4, 20)
+    if isinstance(expected.get("date"), int):
+        expected = expected | {"date": (today + timedelta(days=expected["date"])).isoformat()}
+    assert extract_booking(message, today=today) == expected
+
+
+def test_booking_link_carries_a_relative_date():
+    decision, reply = _ask("帮我预订明天上海到北京的高铁票")  # "帮我订…高铁" alone is a train search (trip planning)
+    assert decision.scene_id == "booking"
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    assert reply.payload["slots"]["date"] == tomorrow
+    assert {x["kind"] for x in reply.payload["links"]} == {"train", "hotel"}
 
 
 def test_scenes_registered_with_intents():

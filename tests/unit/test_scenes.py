@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from datetime import date
 from typing import Any
 
 import pytest
@@ -31,9 +32,9 @@ from navigo_core.scenes import (
     make_gate_context,
     text_of,
 )
-from navigo_core.scenes.route_planning import extract_route
-from navigo_core.scenes.trip_planning import extract_trip
+from navigo_core.scenes.trip_planning import trip_slots
 from navigo_core.scenes.weather import extract_weather_query
+from navigo_core.understand import RouteReading, parse_route, update_route
 
 SCENE_IDS = {"greeting", "off_topic", "route_planning", "weather", "trip_planning"}
 
@@ -251,6 +252,8 @@ def test_off_topic_beats_resume_and_keeps_the_flow() -> None:
     ("plan a route from Shanghai to Hangzhou via Suzhou and Jiaxing", "route_planning"),
     ("从上海出发经过苏州、嘉兴到杭州的路线", "route_planning"),
     ("上海→苏州→嘉兴→杭州", "route_planning"),
+    ("visit Suzhou, Wuxi and Hangzhou from Shanghai and back", "route_planning"),
+    ("from boston to denver via chicago", "route_planning"),
     ("weather in Hangzhou tomorrow", "weather"),
     ("杭州明天天气怎么样", "weather"),
     ("上海会下雨吗", "weather"),
@@ -291,8 +294,8 @@ def test_off_topic_beats_rule_gates() -> None:
     ("嗨嗨，最近好吗", ("greeting",), "greeting"),
     ("how humid does Singapore get in August", ("general_info",), "weather"),
     ("三亚现在温度多少", ("general_info",), "weather"),
-    ("help me figure out what to do in Kyoto for a week", ("itinerary_planning",), "trip_planning"),
-    ("查一下下周去北京的航班", ("flight_search",), "trip_planning"),
+    ("help me figure out what to do in Kyoto", ("itinerary_planning",), "trip_planning"),
+    ("查一下去北京的航班", ("flight_search",), "trip_planning"),
     ("hotels near the Bund", ("hotel_search",), "trip_planning"),
     ("上周出差的打车票据怎么处理", ("reimbursement",), "reimbursement"),
     ("Any news on the sign-off for my trip?", ("approval_query",), "approval_query"),
@@ -384,8 +387,40 @@ def test_empty_message_and_failing_router_fall_back_safely() -> None:
     ("我要从和田出发到喀什", "和田", "喀什", []),
 ])
 def test_route_extraction(message: str, origin: str, destination: str, stops: list[str]) -> None:
-    found = extract_route(message)
-    assert (found["origin"], found["destination"], found["stops"]) == (origin, destination, stops)
+    found = parse_route(message)
+    assert (found.origin, found.destination, found.stops) == (origin, destination, stops)
+
+
+@pytest.mark.parametrize("message, origin, destination, stops, round_trip", [
+    ("from boston to denver via chicago", "boston", "denver", ["chicago"], False),
+    ("plan a drive from boston to denver via chicago tomorrow please", "boston", "denver", ["chicago"], False),
+    ("visit Suzhou, Wuxi and Hangzhou from Shanghai and back", "Shanghai", "Shanghai", ["Suzhou", "Wuxi", "Hangzhou"],
+     True),
+    ("visit suzhou, wuxi and hangzhou from shanghai and back", "shanghai", "shanghai", ["suzhou", "wuxi", "hangzhou"],
+     True),
+    ("上海→苏州→无锡→杭州", "上海", "杭州", ["苏州", "无锡"], False),
+    ("从上海出发经过苏州和无锡然后回来", "上海", "上海", ["苏州", "无锡"], True),
+    ("plan a route from chicago to st. louis via springfield, illinois and peoria", "chicago", "st. louis",
+     ["springfield, illinois", "peoria"], False),
+    ("from Austin to Denver via Dallas, TX, Texas, Oklahoma", "Austin", "Denver", ["Dallas, TX", "Texas", "Oklahoma"],
+     False),
+])
+def test_parse_route_any_case_round_trips_and_chains(message: str, origin: str, destination: str, stops: list[str],
+                                                     round_trip: bool) -> None:
+    found = parse_route(message)
+    assert (found.origin, found.destination, found.stops, found.round_trip) == (origin, destination, stops, round_trip)
+    assert found.request() == {"origin": origin, "destination": destination, "stops": stops}
+
+
+def test_parse_route_strategy_is_not_a_stop_and_bare_answers_fill_the_ends() -> None:
+    found = parse_route("Route: Shanghai to Hangzhou via Suzhou, fastest")
+    assert (found.stops, found.strategy) == (["Suzhou"], "fastest")
+    previous = parse_route("plan a route from Shanghai, stopping at Suzhou")
+    assert (previous.origin, previous.destination, previous.stops) == ("Shanghai", "", ["Suzhou"])
+    merged = update_route(previous, "hangzhou")
+    assert (merged.origin, merged.destination, merged.stops) == ("Shanghai", "hangzhou", ["Suzhou"])
+    merged = update_route(RouteReading(), "上海，无锡，杭州")
+    assert (merged.origin, merged.destination, merged.stops) == ("上海", "杭州", ["无锡"])
 
 
 def test_route_reply_payload_is_a_route_request() -> None:
@@ -435,6 +470,9 @@ def test_route_planning_asks_for_what_is_missing_and_resumes() -> None:
     ("明天杭州的天气", "杭州", 1),
     ("请问上海后天下雨吗", "上海", 2),
     ("天气怎么样", "", 0),
+    ("what's the weather in kyoto tomorrow", "kyoto", 1),
+    ("will it snow in paris the day after tomorrow?", "paris", 2),
+    ("三亚现在温度多少", "三亚", 0),
 ])
 def test_weather_query_extraction(message: str, place: str, day: int) -> None:
     assert extract_weather_query(message) == (place, day)
@@ -493,7 +531,33 @@ def test_language_can_be_fixed_by_the_context() -> None:
     ("family of 4 to Paris in July", {"travellers": 4, "dates": "in July", "destination": "Paris"}),
 ])
 def test_trip_slot_extraction(message: str, expected: dict[str, Any]) -> None:
-    assert extract_trip(message) == expected
+    assert trip_slots(message) == expected
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("trip to kyoto from osaka 2027-04-02 to 2027-04-05, 3 adults, budget $3,000",
+     {"destination": "kyoto", "origin": "osaka", "dates": "2027-04-02 to 2027-04-05", "duration_days": 4,
+      "travellers": 3, "budget": "$3,000"}),
+    ("五一和老婆去成都玩三天，人均3000", {"destination": "成都", "dates": "五一", "duration_days": 3, "travellers": 2,
+                               "budget": "3000"}),
+])
+def test_trip_slots_come_from_the_request_parser(message: str, expected: dict[str, Any]) -> None:
+    assert trip_slots(message, today=date(2026, 4, 20)) == expected
+
+
+def test_trip_planning_bare_answers_fill_the_slot_asked_for() -> None:
+    _, reply = handle_message("帮我规划一次旅行", ctx())
+    assert reply.flow is not None and reply.payload["missing"][0] == "destination"
+    _, other = handle_message("三个人", ctx(active_flow=reply.flow))  # says something itself: not a place
+    assert other.payload["slots"] == {"travellers": 3}
+    _, reply = handle_message("杭州", ctx(active_flow=reply.flow))
+    assert reply.payload["slots"] == {"destination": "杭州"} and reply.payload["missing"][0] == "when"
+    _, reply = handle_message("3", ctx(active_flow=reply.flow))
+    assert reply.payload["slots"]["duration_days"] == 3 and reply.payload["missing"][0] == "travellers"
+    _, reply = handle_message("两个人", ctx(active_flow=reply.flow))
+    assert reply.payload["slots"]["travellers"] == 2 and reply.payload["missing"] == ["budget"]
+    _, reply = handle_message("6000", ctx(active_flow=reply.flow))
+    assert reply.payload["complete"] and reply.payload["slots"]["budget"] == "6000"
 
 
 def test_trip_planning_reply_starts_a_clarification() -> None:
