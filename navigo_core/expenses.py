@@ -17,7 +17,7 @@ import csv
 import io
 import re
 from collections.abc import Callable, Iterable
-from datetime import date, timedelta
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -310,17 +310,10 @@ def to_csv(checked: Iterable[CheckedItem | ExpenseItem], lang: str = "en") -> by
 
 # --- one item from a chat message ---------------------------------------------------------------
 
-# past days parse_dates does not read yet (reported to navigo_core.understand); longest first
-_PAST_DAYS = ((2, re.compile(r"前天|\bday before yesterday\b", re.IGNORECASE)),
-              (1, re.compile(r"昨天|昨日|\byesterday\b", re.IGNORECASE)))
-
-
 def _expense_day(text: str, today: date) -> date:
+    """The day an expense names ("昨天", "5月3日", "yesterday"), else today."""
     found = _parse_date(text, today=today)
-    if found is not None:
-        return found
-    back = next((n for n, rx in _PAST_DAYS if rx.search(text)), 0)
-    return today - timedelta(days=back)
+    return found if found is not None else today
 
 
 def _expense_amount(text: str, today: date) -> tuple[float | None, str]:

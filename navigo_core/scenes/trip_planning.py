@@ -43,9 +43,6 @@ FLOW_ID = "trip_plan"
 SLOTS = ("destination", "origin", "dates", "duration_days", "travellers", "budget")
 ASK_ORDER = ("destination", "when", "travellers", "budget")  # "when": dates or duration_days
 
-# "when" words parse_dates does not read yet: kept as the user wrote them until it does
-# (reported to navigo_core.understand: "next week" / "下周" give no dates)
-_UNREAD_WHEN = re.compile(r"\b(?:next|this) week\b|下周|本周|这周", re.IGNORECASE)
 # the field the last question asked for, as update_request names it
 _EXPECT = {"destination": "destination", "when": "days", "travellers": "travellers", "budget": "budget"}
 
@@ -59,7 +56,7 @@ def _date_words(text: str, today: date) -> str:
     found = parse_dates(text, today)
     spans = [(a, b) for a, b in found.spans
              if (d := parse_dates(text[a:b], today)).start or d.end or d.period]  # not "五天" alone
-    return _span_text(text, spans) or (m.group(0) if (m := _UNREAD_WHEN.search(text)) else "")
+    return _span_text(text, spans)
 
 
 def _slots(req: ParsedRequest, text: str, today: date) -> dict[str, Any]:
