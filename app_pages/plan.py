@@ -129,12 +129,12 @@ if state is not None and state.status == "needs_input":
         st.markdown(f"**{tr('plan.page.questions')}**")
         for i, q in enumerate(state.pending_questions):
             st.markdown(f"{i + 1}. {q.text}")
-            if q.options:
-                cols = st.columns(len(q.options))
-                for j, option in enumerate(q.options):
-                    if cols[j].button(option, key=f"plan_quick_{i}_{j}"):
-                        _resume(option)
-                        st.rerun()
+            if q.options:  # quick replies: candidate places, a month's dates, budgets …
+                with st.container(horizontal=True, key=f"plan_quick_{i}"):
+                    for j, option in enumerate(q.options):
+                        if st.button(option, key=f"plan_quick_{i}_{j}"):
+                            _resume(option)
+                            st.rerun()
         with st.form("plan_answer_form", border=False):
             answer = st.text_input(tr("plan.page.answer"), key="plan_answer")
             if st.form_submit_button(tr("plan.page.answer_send"), key="plan_answer_send") and answer.strip():
@@ -153,6 +153,11 @@ def render(state: PlannerState, *, key: str) -> None:
     fp = state.final_plan
     st.subheader(tr("plan.page.summary"))
     st.write(fp.summary)
+    req = state.user_request
+    if req is not None and req.destination is not None:  # the place planned, in full: never another one
+        origin = req.origin.label_in(L) if req.origin is not None else ""
+        st.markdown(tr("plan.page.route_line", origin=origin, destination=req.destination.label_in(L)) if origin
+                    else tr("plan.page.destination_line", destination=req.destination.label_in(L)))
     if fp.source == "rules":
         st.caption(tr("plan.page.offline_engine"))
 

@@ -1,9 +1,13 @@
 """The clarification agent: LLM mode (streamed, ``[INTENT_READY]`` summary) and offline mode (slot filling).
 
-Both modes keep the trip slots up to date with the planner's rules (:func:`parse_request` on the
-first message, :func:`apply_answer` on the next ones), so the offline summary, the quick replies
-and the Plan page's ``request_text`` are always available. Neither mode mutates the state it is
-given: each returns a new :class:`ClarifyState`.
+Both modes keep one request across the turns, read by :mod:`navigo_core.understand`
+(:func:`parse_request` on the first message, :func:`apply_answer` — ``update_request`` with the
+fields asked last as ``expect`` — on the next ones: later values replace earlier or vague ones,
+corrections work, one answer may fill several fields), so the offline summary, the quick
+replies and the Plan page's ``request_text`` are always available. An ambiguous or unknown
+destination is asked about with the candidate places as quick replies; a month or season is
+asked about with its dates. Neither mode mutates the state it is given: each returns a new
+:class:`ClarifyState`.
 """
 
 from __future__ import annotations
@@ -19,16 +23,11 @@ from typing import Any
 
 from navigo_core.clarify.models import ClarifyState, HistoryTurn, Summary, Turn
 from navigo_core.clarify.parsing import held_back, marker_start, parse_reply
-from navigo_core.errors import InputError, LLMError, ProviderError
+from navigo_core.errors import LLMError
 from navigo_core.i18n import detect_lang, t
 from navigo_core.planner.form import request_text as form_request_text
-from navigo_core.planner.request import (
-    DEFAULT_CURRENCY,
-    TravelRequest,
-    apply_answer,
-    parse_request,
-    questions_for,
-)
+from navigo_core.planner.request import DEFAULT_CURRENCY, TravelRequest, apply_answer, parse_request, question_for
+from navigo_core.understand import interest_label
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +45,6 @@ _STOP_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|fine|yes|alright)[,. ]*)?(?:that'?s enough|thats enough|enough|just start|go ahead|"
     r"start (?:now|planning)|stop asking|that'?s all|no more questions)(?: please| now)?[.! ]*$", re.IGNORECASE)
 _STOP_ZH = re.compile(r"^(?:好的?|嗯|行|那)?[，, ]*(?:可以了|直接开始|就这样|够了|开始吧|不用问了|就这些)(?:吧|了|啊)?[。！!~ ]*$")
-_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_COUNT = re.compile(r"^\s*(\d{1,2}|[一二两俩三四五六七八九十])\s*(?:people|persons?|travell?ers|adults?|个人|个|人|位)?\s*$",
-                    re.IGNORECASE)
-_PLACE_LEAD = re.compile(r"^(?:to|去|到|想去|前往|目的地(?:是)?[:：]?)\s*", re.IGNORECASE)
 _QR_RULES = (  # keyword in the model's question -> quick replies
     (re.compile(r"budget|预算|花费|多少钱", re.IGNORECASE), _BUDGET_OPTIONS),
     (re.compile(r"how many (?:days|nights)|how long|几天|多久|多长时间", re.IGNORECASE), _LENGTH_OPTIONS),
@@ -86,13 +81,13 @@ def _req(state: ClarifyState) -> TravelRequest | None:
 
 
 def _missing(req: TravelRequest | None) -> list[str]:
-    """The fields still to ask, in :data:`ASK_ORDER`."""
+    """The fields still to ask, in :data:`ASK_ORDER` (an unresolved destination is still to ask)."""
     if req is None:
         return list(ASK_ORDER)
     out = []
-    if not req.destination_text:
+    if req.destination is None or req.ambiguity("destination") is not None:
         out.append("destination")
-    if req.start_date is None or req.end_date is None:
+    if req.start_date is None or req.end_date is None or req.ambiguity("dates") is not None:
         out.append("dates")
     if req.adults is None:
         out.append("travellers")
@@ -101,32 +96,13 @@ def _missing(req: TravelRequest | None) -> list[str]:
     return out
 
 
-def _zh_int(text: str) -> int | None:
-    return int(text) if text.isdigit() else _ZH_DIGITS.get(text)
-
-
-def update_slots(req: TravelRequest | None, text: str, *, asked: list[str], today: date, places: Any) -> TravelRequest:
-    """The slots after the user's message: parsed (first message) or applied as an answer, then the bare answers
-    to the questions asked last ("Hangzhou", "2", "杭州")."""
+def update_slots(req: TravelRequest | None, text: str, *, asked: list[str], today: date, places: Any,
+                 llm: Any = None) -> TravelRequest:
+    """The slots after the user's message: parsed (first message), else updated with it, a bare answer
+    filling the field asked last ("Hangzhou", "2", "杭州")."""
     if req is None:
-        return parse_request(text, today=today, places=places)
-    out = apply_answer(req, text, today=today, places=places)
-    bare = unicodedata.normalize("NFKC", text).strip(" ?？!！。.,，")
-    if "travellers" in asked and out.adults is None and (m := _COUNT.match(bare)):
-        if (n := _zh_int(m.group(1))) and 1 <= n <= 50:
-            out.adults, out.sources["adults"] = n, "user"
-    if "destination" in asked and not out.destination_text and bare and len(bare) <= 30 \
-            and not re.search(r"\d", bare) and not is_stop(bare):
-        phrase = re.split(r"[,，;；]|\bfrom\b|从", _PLACE_LEAD.sub("", bare), flags=re.IGNORECASE)[0].strip()
-        if phrase:
-            from navigo_core.providers.places import resolve_place
-
-            try:
-                out.destination = resolve_place(phrase, places, role="destination")
-            except (InputError, ProviderError):
-                out.destination = None
-            out.destination_text, out.sources["destination"] = phrase, "user"
-    return out
+        return parse_request(text, today=today, places=places, llm=llm)
+    return apply_answer(req, text, today=today, places=places, llm=llm, expect=list(asked))
 
 
 def _days(req: TravelRequest) -> int:
@@ -136,7 +112,8 @@ def _days(req: TravelRequest) -> int:
 def offline_summary(req: TravelRequest | None, lang: str) -> Summary:
     """Objective, the constraints the user stated and the assumptions (defaults, open fields)."""
     req = req or TravelRequest(raw_text="", lang=lang)
-    origin, dest = req.origin_text, req.destination_text
+    origin = (req.origin.display_name(lang) if req.origin else "") or req.origin_text
+    dest = (req.destination.display_name(lang) if req.destination else "") or req.destination_text
     if origin and dest:
         objective = t("clarify.objective.from_to", lang, origin=origin, destination=dest)
     elif dest:
@@ -168,7 +145,8 @@ def offline_summary(req: TravelRequest | None, lang: str) -> Summary:
     else:
         assumptions.append(t("clarify.a.no_budget", lang))
     if req.interests:
-        constraints.append(t("clarify.c.interests", lang, interests=", ".join(req.interests)))
+        names = ("、" if lang == "zh" else ", ").join(interest_label(i, lang) for i in req.interests)
+        constraints.append(t("clarify.c.interests", lang, interests=names))
     if not dest:
         assumptions.append(t("clarify.a.no_destination", lang))
     return Summary(objective=objective, constraints=constraints, assumptions=assumptions)
@@ -298,7 +276,9 @@ class ClarifyStream:
             turn = Turn(status="done", content=(content + "\n\n" + limited).strip() if not parsed.ready else limited,
                         summary=summary)
         else:
-            turn = Turn(status="asking", content=content, quick_replies=quick_replies_for(content, lang))
+            places = req.ambiguity("destination") if req is not None else None  # the candidates first
+            quick = [*(places.candidates if places else []), *quick_replies_for(content, lang)]
+            turn = Turn(status="asking", content=content, quick_replies=list(dict.fromkeys(quick))[:10])
         streamed = self.partial.rstrip()
         if turn.content.startswith(streamed):
             extra = turn.content[len(streamed):]
@@ -396,27 +376,25 @@ class ClarifyAgent:
     def _questions(self, req: TravelRequest | None, asked: list[str], lang: str) -> tuple[list[str], list[str]]:
         lang = lang if lang in ("en", "zh") else "en"
         req = req or TravelRequest(raw_text="", lang=lang)
-        planner_q = {q.field: q for q in questions_for(req, lang)}
         texts: list[str] = []
         quick: list[str] = []
         for name in asked:
-            if name == "destination":
-                texts.append(t("clarify.q.destination_only" if req.origin_text else "clarify.q.destination", lang))
-            elif name == "dates":
-                q = planner_q.get("start_date") or planner_q.get("end_date")
-                if q is not None:
-                    texts.append(q.text)
-                    quick += q.options
-                else:
-                    texts.append(t("clarify.q.dates", lang))
-                    quick += _DATE_OPTIONS[lang]
-            elif name == "travellers":
+            if name == "travellers":
                 texts.append(t("clarify.q.travellers", lang))
                 quick += _TRAVELLER_OPTIONS[lang]
+                continue
+            q = question_for(req, name, lang)
+            if name == "destination" and (q is None or (not q.options and not req.destination_text)):
+                texts.append(t("clarify.q.destination_only" if req.origin_text else "clarify.q.destination", lang))
+            elif q is not None:
+                texts.append(q.text)
+                quick += q.options
+            elif name == "dates":
+                texts.append(t("clarify.q.dates", lang))
+                quick += _DATE_OPTIONS[lang]
             elif name == "budget":
-                q = planner_q.get("budget")
-                texts.append(q.text if q is not None else t("clarify.q.budget", lang))
-                quick += _BUDGET_OPTIONS[lang] if q is None else q.options
+                texts.append(t("clarify.q.budget", lang))
+                quick += _BUDGET_OPTIONS[lang]
         return texts, quick
 
     def repair(self, raw: str, error: str) -> Summary | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from navigo_core.planner.parsing import interest_lexicon
+from navigo_core.understand import interest_lexicon
 
 
 def request_text(*, origin: str, destination: str, start: date | None, end: date | None, budget: float | None,

@@ -140,7 +140,8 @@ def plan(text: str, deps: PlannerDeps, *, on_event: EventCallback | None = None)
 
 
 def resume(state: PlannerState, answer: str, deps: PlannerDeps, *, on_event: EventCallback | None = None) -> PlannerState:
-    """Continue a ``needs_input`` plan with the user's answer to the pending questions."""
+    """Continue a ``needs_input`` plan with the user's answer to the pending questions (the questions'
+    fields tell the parser what a bare answer fills; a quick reply of a place question picks it)."""
     from navigo_core.planner.request import apply_answer
 
     if not answer or not answer.strip():
@@ -156,6 +157,7 @@ def resume(state: PlannerState, answer: str, deps: PlannerDeps, *, on_event: Eve
     _emit(on_event, risk_guard.NAME, "done", new.lang)
     if new.blocked:
         return run(new, deps, on_event=on_event)
-    req = apply_answer(new.parsed_request, answer.strip(), today=deps.today(), places=deps.places, llm=deps.llm)
+    req = apply_answer(new.parsed_request, answer.strip(), today=deps.today(), places=deps.places, llm=deps.llm,
+                       expect=[q.field for q in state.pending_questions])
     new = new.model_copy(update={"parsed_request": req, "pending_questions": [], "user_request": None})
     return run(new, deps, on_event=on_event)

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from navigo_core.errors import InputError
-from navigo_core.planner.request import Money
+from navigo_core.understand.models import Money
 
 CABINS = ("economy", "premium_economy", "business")
 SEATS = ("second_class", "first_class", "business")

@@ -96,3 +96,14 @@ def test_llm_failure_shows_error_then_retry_and_offline(chat_env: Path, fake_ope
     at.button(key="chat_offline").click().run()
     assert not at.exception and not at.error
     assert "❓" in assistant_texts(at)[-1]  # the offline engine asks its questions
+
+
+def test_ambiguous_destination_offers_the_candidates_as_quick_replies(chat_env: Path) -> None:
+    at = say(chat(), "I want to plan a trip to Springfield")
+    assert "matches several places" in assistant_texts(at)[-1]
+    labels = {b.label: b for b in at.button if (b.key or "").startswith("chat_quick_")}
+    assert "Springfield, Illinois, United States" in labels, list(labels)
+    labels["Springfield, Illinois, United States"].click().run()
+    assert not at.exception, at.exception
+    assert "matches several places" not in assistant_texts(at)[-1]
+    assert "When would you like to travel to Springfield" in assistant_texts(at)[-1]

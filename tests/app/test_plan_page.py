@@ -89,3 +89,46 @@ def test_plan_files_a_travel_application(plan_env: Path) -> None:
     assert any("Draft application TA-" in s.value for s in at.success)
     apps = ApplicationService(Store.from_url(f"sqlite:///{plan_env / 'plan.db'}")).list()
     assert len(apps) == 1 and apps[0].status == "draft" and apps[0].estimated_cost
+
+
+def page_text(at: AppTest) -> str:
+    """Every text the page shows (markdown, captions, headers, buttons, alerts)."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.subheader]
+    parts += [b.label for b in at.button] + [x.value for x in [*at.info, *at.success, *at.warning, *at.error]]
+    parts += [e.label for e in at.expander]
+    return " ".join(str(p) for p in parts)
+
+
+def test_named_destination_is_planned_never_substituted(plan_env: Path) -> None:
+    at = run_text(page(), "From Berlin to Rome, June 10 to June 14, 2 adults, budget 3000 EUR")
+    assert not at.exception, at.exception
+    assert any(s.value == "Summary" for s in at.subheader)
+    text = page_text(at)
+    assert "Rome" in text and "Italy" in text
+    assert "Interlaken" not in text
+    state = at.session_state["plan.state"]
+    assert state.status == "done" and [c.name for c in state.destination_candidates] == ["Rome"]
+    assert {d.city for d in state.itinerary} == {"Rome"}
+
+
+def test_ambiguous_destination_asks_which_then_continues(plan_env: Path) -> None:
+    at = run_text(page(), "From Paris to Springfield")
+    assert not at.exception, at.exception
+    state = at.session_state["plan.state"]
+    assert state.status == "needs_input" and state.pending_questions[0].field == "destination"
+    assert "Springfield" in " ".join(m.value for m in at.markdown)
+    assert not any(s.value == "Summary" for s in at.subheader)  # nothing planned before the user picks
+    pick = next(b for b in at.button if b.label == "Springfield, Illinois, United States")
+    pick.click().run()
+    assert not at.exception, at.exception
+    state = at.session_state["plan.state"]
+    assert state.parsed_request.destination.admin == "Illinois"
+    assert state.status == "needs_input" and state.pending_questions[0].field == "start_date"
+    at.text_input(key="plan_answer").input("June 10 to June 14, 2 adults, budget 3000 USD")
+    at.button(key="plan_answer_send").click().run()
+    assert not at.exception, at.exception
+    assert any(s.value == "Summary" for s in at.subheader)
+    text = page_text(at)
+    assert "Springfield" in text and "Illinois" in text
+    state = at.session_state["plan.state"]
+    assert state.status == "done" and state.user_request.destination.admin == "Illinois"

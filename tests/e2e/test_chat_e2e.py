@@ -28,6 +28,14 @@ def send(page: Page, text: str) -> None:
     wait_for_app(page)
 
 
+def open_chat(app_server: AppServer, offline_page: OfflinePage) -> Page:
+    """The Chat page, loaded (its script has finished running)."""
+    page = offline_page.page
+    page.goto(app_server.url + "/")
+    wait_for_app(page)
+    return page
+
+
 def captions(page: Page):  # type: ignore[no-untyped-def]
     return page.locator("[data-testid='stChatMessage'] [data-testid='stCaptionContainer']")
 
@@ -54,9 +62,7 @@ def test_messages_reach_their_scenes(app_server: AppServer, offline_page: Offlin
 
 
 def test_refresh_keeps_the_conversation_and_new_is_clean(app_server: AppServer, offline_page: OfflinePage) -> None:
-    page = offline_page.page
-    page.goto(app_server.url + "/")
-    wait_for_app(page)
+    page = open_chat(app_server, offline_page)
     send(page, "hello there")
     messages = page.get_by_test_id("stChatMessage")
     expect(messages).to_have_count(2, timeout=30_000)
@@ -89,5 +95,23 @@ def test_trip_clarification_hands_off_to_the_plan_page(app_server: AppServer, of
     expect(page.get_by_role("heading", name="Summary")).to_be_visible(timeout=60_000)
     expect(page.get_by_label("Your trip")).to_have_value(re.compile("杭州"))  # pre-filled from the summary
     expect(page.get_by_text("Day 5", exact=False).first).to_be_visible()
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    assert offline_page.external == [], offline_page.external
+
+
+def test_ambiguous_destination_quick_replies_in_the_chat(app_server: AppServer, offline_page: OfflinePage) -> None:
+    page = open_chat(app_server, offline_page)
+    send(page, "I want to plan a trip to Springfield")
+    messages = page.get_by_test_id("stChatMessage")
+    expect(messages.last).to_contain_text("matches several places")
+    pick = page.get_by_role("button", name="Springfield, Illinois, United States")
+    expect(pick).to_be_visible()
+    before = messages.count()
+    pick.click()
+    expect(messages).to_have_count(before + 2, timeout=30_000)  # the pick is sent as the user's answer
+    wait_for_app(page)
+    expect(messages.nth(before)).to_contain_text("Springfield, Illinois, United States")
+    expect(messages.last).to_contain_text("When would you like to travel to Springfield")
+    expect(messages.last).not_to_contain_text("matches several places")
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     assert offline_page.external == [], offline_page.external

@@ -44,3 +44,44 @@ def test_plan_page_runs_a_plan_and_exports(app_server: AppServer, offline_page: 
 
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     assert offline_page.external == [], offline_page.external
+
+
+def _plan(page, app_server: AppServer, text: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(app_server.url + "/plan")
+    wait_for_app(page)
+    page.get_by_label("Your trip").fill(text)
+    page.get_by_role("button", name="Plan it").click()
+    wait_for_app(page)
+
+
+def test_named_destination_is_planned_not_substituted(app_server: AppServer, offline_page: OfflinePage) -> None:
+    page = offline_page.page
+    _plan(page, app_server, "From Berlin to Rome, June 10 to June 14, 2 adults, budget 3000 EUR")
+    expect(page.get_by_role("heading", name="Summary")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Italy").first).to_be_visible()
+    expect(page.get_by_text("Rome").first).to_be_visible()
+    expect(page.get_by_text("Interlaken")).to_have_count(0)
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    assert offline_page.external == [], offline_page.external
+
+
+def test_ambiguous_destination_is_a_question_with_quick_replies(app_server: AppServer,
+                                                                offline_page: OfflinePage) -> None:
+    page = offline_page.page
+    _plan(page, app_server, "From Paris to Springfield")
+    expect(page.get_by_text("A few details are missing")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("matches several places")).to_be_visible()
+    expect(page.get_by_role("heading", name="Summary")).to_have_count(0)
+    pick = page.get_by_role("button", name="Springfield, Illinois, United States")
+    pick.click()
+    expect(pick).to_have_count(0, timeout=60_000)  # the question is answered: its quick replies are gone
+    wait_for_app(page)
+    expect(page.get_by_text("matches several places")).to_have_count(0)
+    expect(page.get_by_text("When would you like to travel to Springfield")).to_be_visible()
+    page.get_by_label("Your answer").fill("June 10 to June 14, 2 adults, budget 3000 USD")
+    page.get_by_role("button", name="Continue planning").click()
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Summary")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Illinois").first).to_be_visible()
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    assert offline_page.external == [], offline_page.external

@@ -189,3 +189,57 @@ def test_stream_raising_is_persisted_and_reraised(store, gate_context, fake_llm,
     assert got == ["Half"]
     last = chat.history(tid)[-1]
     assert (last["content"], last["status"]) == ("Half", "error")
+
+
+# --- dialogues: one request across the turns (navigo_core.understand) --------------------------
+
+def _dialogue(store, gate_context, lines):
+    chat = ChatService(store, Settings(llm_api_key=""), gate_context=gate_context, places=P, today=date(2026, 12, 1))
+    tid = chat.new_thread("a")
+    return [chat.send(tid, line) for line in lines]
+
+
+@pytest.mark.parametrize("lines,facts", [
+    (["plan a trip for 2 people to Kyoto", "actually 3 people", "that's enough"], ["Kyoto", "Adults: 3"]),
+    (["I want to plan a trip", "Hangzhou, 12 people, 2027-04-20 to 2027-04-22", "$3,000"],
+     ["Plan a trip to Hangzhou", "Adults: 12", "2027-04-20 to 2027-04-22", "3,000 USD"]),
+    (["Kyoto in April", "2027-04-09 to 2027-04-11", "that's enough"], ["Kyoto", "2027-04-09 to 2027-04-11"]),
+])
+def test_dialogues_keep_one_request(store, gate_context, lines, facts) -> None:
+    replies = _dialogue(store, gate_context, lines)
+    assert all(r.status == "asking" for r in replies[:-1]) and replies[-1].status == "done"
+    text = " ".join([replies[-1].summary["objective"], *replies[-1].summary["constraints"]])
+    assert all(f in text for f in facts), text
+    req = parse_request(replies[-1].handoff["request_text"], today=date(2026, 12, 1), places=P)
+    assert req.destination is not None and req.destination.name in text
+
+
+def test_month_only_quick_replies_are_the_months_dates(store, gate_context) -> None:
+    first = _dialogue(store, gate_context, ["Kyoto in April"])[0]
+    assert first.status == "asking" and "Which dates in" in first.text
+    assert [q for q in first.quick_replies if q.startswith("2027-04-")]
+
+
+def test_ambiguous_destination_quick_replies_then_plan_handoff(store, gate_context) -> None:
+    replies = _dialogue(store, gate_context, ["I want to plan a trip to Springfield"])
+    assert "matches several places" in replies[0].text
+    assert "Springfield, Illinois, United States" in replies[0].quick_replies
+    replies = _dialogue(store, gate_context, ["I want to plan a trip to Springfield", "Springfield, Illinois, United States",
+                                              "2027-04-09 to 2027-04-11, 2 adults, $3,000"])
+    assert replies[-1].status == "done"
+    req = parse_request(replies[-1].handoff["request_text"], today=date(2026, 12, 1), places=P)
+    assert req.destination.admin == "Illinois" and missing_fields(req) == []
+
+
+@pytest.mark.parametrize("lines,facts", [
+    (["I'd like a long weekend in Kyoto", "2027-04-02 to 2027-04-05", "that's enough"],
+     ["Kyoto", "2027-04-02 to 2027-04-05 (4 days)"]),
+    (["我想去杭州，5月3号出发，玩五天", "不对，5号回来", "可以了"], ["杭州", "2027-05-03 至 2027-05-05（3 天）"]),
+    (["我想五一去成都玩", "可以了"], ["成都", "2027-05-01 至"]),
+])
+def test_trip_requests_without_a_planning_verb_clarify(store, gate_context, lines, facts) -> None:
+    replies = _dialogue(store, gate_context, lines)
+    assert replies[0].decision["scene"] == "trip_planning"
+    assert replies[-1].status == "done"
+    text = " ".join([replies[-1].summary["objective"], *replies[-1].summary["constraints"]])
+    assert all(f in text for f in facts), text

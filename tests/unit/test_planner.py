@@ -312,9 +312,8 @@ def test_llm_prose_used_when_available(fake_openai, fake_llm_settings, settings)
         if "travel_style" in schema:
             return json.dumps({"travel_style": "relaxed", "prioritized_interests": ["tea"], "preferred_pace": "slow",
                                "accommodation_preference": "mid"})
-        if "rationales" in schema:
-            return json.dumps({"rationales": ["Hangzhou: tea hills by West Lake.", "Anji: bamboo and white tea.",
-                                              "Huangshan: granite peaks and Maofeng tea."]})
+        if "rationales" in schema:  # one per candidate: the user's own destination only (no ideas asked for)
+            return json.dumps({"rationales": ["Hangzhou: tea hills by West Lake."]})
         if "summary" in schema:
             return json.dumps({"summary": "A calm five days of tea and hills in Hangzhou."})
         return json.dumps({"is_injection": False, "reason": ""})
@@ -388,3 +387,70 @@ def test_unsafe_output_becomes_refusal(deps):
     out = run(state.model_copy(update={"final_plan": bad, "output_checked": False}), deps)
     assert out.status == "refused" and out.unsafe_output
     assert out.final_plan.refused and "bomb" not in out.final_plan.summary
+
+
+# --- the destination: required, never substituted ------------------------------------------------
+
+def test_named_destination_is_planned(deps):
+    state = plan("From Berlin to Rome, June 10 to June 14, 2 adults, budget 3000 EUR", deps)
+    assert state.status == "done" and state.validation == []
+    assert state.user_request.destination.name == "Rome" and state.user_request.destination.country == "IT"
+    assert [c.name for c in state.destination_candidates] == ["Rome"]  # no alternatives: none were asked for
+    assert {d.city for d in state.itinerary} == {"Rome"} and "Rome" in state.final_plan.summary
+    assert "Interlaken" not in json.dumps(state.model_dump(mode="json"), ensure_ascii=False)
+
+
+def test_zh_destination_with_trailing_activities_is_planned(deps):
+    state = plan("下个月想和老婆从北京去成都吃火锅看熊猫", deps)
+    assert state.status == "needs_input" and state.parsed_request.destination.name == "Chengdu"
+    q = state.pending_questions[0]
+    assert q.field == "start_date" and q.options and all(o.startswith("2027-05-") for o in q.options)
+    done = resume(resume(state, q.options[0], deps), "预算8000元", deps)
+    assert done.status == "done" and done.user_request.adults == 2
+    assert [c.name for c in done.destination_candidates] == ["Chengdu"]
+    assert "Xi'an" not in json.dumps(done.model_dump(mode="json"), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("text,lang", [("From Paris to Springfield, May 1 to May 5, budget $3,000", "en"),
+                                       ("从巴黎去斯普林菲尔德，5月1日到5日，预算3000美元", "zh")])
+def test_ambiguous_destination_is_a_question_then_the_pick_is_planned(deps, text, lang):
+    state = plan(text, deps)
+    assert state.status == "needs_input" and state.destination_candidates is None and state.itinerary is None
+    q = state.pending_questions[0]
+    assert q.field == "destination" and len(q.options) >= 3
+    pick = next(o for o in q.options if "Illinois" in o)
+    done = resume(state, pick, deps)
+    assert done.status == "done", done.pending_questions
+    assert done.user_request.destination.admin == "Illinois"
+    assert [c.name for c in done.destination_candidates] == ["Springfield"]
+
+
+def test_unknown_destination_is_asked_never_replaced(deps):
+    state = plan("Trip to Qwertyville, May 1 to May 5, 2 adults, budget $3,000", deps)
+    assert state.status == "needs_input" and state.user_request is None and state.destination_candidates is None
+    q = state.pending_questions[0]
+    assert q.field == "destination" and "Qwertyville" in q.text
+    done = resume(state, "Kyoto", deps)
+    assert done.status == "done" and done.destination_candidates[0].name == "Kyoto"
+
+
+def test_missing_destination_is_asked(deps):
+    state = plan("A trip May 1 to May 5, 2 adults, budget $3,000", deps)
+    assert state.status == "needs_input"
+    assert [q.field for q in state.pending_questions] == ["destination"] and not state.pending_questions[0].options
+    done = resume(state, "Hangzhou", deps)
+    assert done.status == "done" and done.destination_candidates[0].name == "Hangzhou"
+
+
+def test_alternatives_only_when_ideas_are_asked_for(deps):
+    state = plan("Suggest somewhere for tea, May 1 to May 5, 2 adults, budget 6000 CNY", deps)
+    assert state.status == "needs_input"
+    q = state.pending_questions[0]
+    assert q.field == "destination" and q.options  # the ideas are quick replies, nothing is planned yet
+    done = resume(state, q.options[0], deps)
+    assert done.status == "done" and done.destination_candidates[0].name == q.options[0]
+    assert done.destination_candidates[0].user_choice and len(done.destination_candidates) > 1
+    assert not any(c.user_choice for c in done.destination_candidates[1:])
+    state = plan(EN.replace("we like tea", "any ideas? we like tea"), deps)
+    assert state.destination_candidates[0].name == "Hangzhou" and len(state.destination_candidates) > 1
+    assert [c.name for c in plan(EN, deps).destination_candidates] == ["Hangzhou"]

@@ -1,13 +1,13 @@
-"""Requirement parser and form completer (rules, gazetteer, and the LLM fill-in via the fake OpenAI server)."""
+"""Requirement parser and form completer: the planner's request read by navigo_core.understand (rules,
+gazetteer, and the LLM reading via the fake OpenAI server)."""
 
 from __future__ import annotations
 
-import json
 from datetime import date
 
 import pytest
 
-from navigo_core.planner.parsing import parse_budget, parse_dates, parse_interests, parse_travellers, zh_number
+from navigo_core.understand import parse_budget, parse_dates, parse_interests, parse_travellers, zh_number
 from navigo_core.planner.request import (
     REQUIRED,
     apply_answer,
@@ -125,11 +125,34 @@ def test_iata_resolves_airport():
     assert r.destination.ref == "PVG" and r.destination.country == "CN"
 
 
-def test_ambiguous_place_keeps_text_and_notes():
-    r = parse("I want to go to Suzhou")
-    assert r.destination is None and r.destination_text == "Suzhou"
-    assert "request.note.destination_ambiguous" in r.notes
-    assert "Suzhou" in r.note_messages("en")[0]
+def test_ambiguous_place_keeps_text_and_asks_which():
+    # was "Suzhou" with a note: the gazetteer's Suzhou (Jiangsu) now wins on population; Springfield is ambiguous
+    r = parse("I want to go to Springfield")
+    assert r.destination is None and r.destination_text == "Springfield"
+    assert missing_fields(r)[0] == "destination"
+    q = questions_for(r, "en")[0]
+    assert q.field == "destination" and "Springfield" in q.text
+    assert "Springfield, Illinois, United States" in q.options
+    r = apply_answer(r, "Springfield, Illinois, United States", today=TODAY, places=P, expect="destination")
+    assert r.destination.name == "Springfield" and r.destination.admin == "Illinois"
+    assert r.ambiguity("destination") is None and "destination" not in missing_fields(r)
+
+
+def test_missing_destination_is_a_question_without_options():
+    r = parse("I want to plan a trip, May 1 to May 5, budget $3,000")
+    assert missing_fields(r) == ["destination"]
+    qs = questions_for(r, "en")
+    assert [q.field for q in qs] == ["destination"] and qs[0].options == []
+    r = apply_answer(r, "Hangzhou", today=TODAY, places=P, expect="destination")
+    assert r.destination.name == "Hangzhou" and missing_fields(r) == [] and questions_for(r) == []
+
+
+def test_month_only_dates_ask_with_the_months_dates():
+    r = parse("Kyoto in April, budget $3,000")
+    q = questions_for(r, "en")[0]
+    assert q.field == "start_date" and q.options and all("04-" in o for o in q.options)
+    r = apply_answer(r, q.options[0], today=TODAY, places=P, expect=q.field)
+    assert r.start_date and r.start_date.month == 4 and r.end_date and questions_for(r) == []
 
 
 def test_interests():
@@ -169,7 +192,7 @@ def test_defaults():
 
 def test_questions_zh_and_resume():
     r = parse("我想去杭州玩，两个大人")
-    assert missing_fields(r) == list(REQUIRED)
+    assert missing_fields(r) == [f for f in REQUIRED if f != "destination"]
     qs = questions_for(r, "zh")
     assert [q.field for q in qs] == ["start_date", "budget"]
     assert "杭州" in qs[0].text and all(q.options for q in qs)
@@ -197,46 +220,64 @@ def test_only_end_missing_asks_trip_length():
     assert r.end_date == D(2026, 3, 13) and missing_fields(r) == []
 
 
-def test_answer_never_overwrites():
+def test_later_explicit_answer_replaces_earlier_values():
+    # the old form completer never overwrote a field; understand's conversation rule is "later wins"
     r = parse("5月1日到5日去杭州")
     r2 = apply_answer(r, "6月1日到3日，预算3000元", today=TODAY, places=P)
-    assert (r2.start_date, r2.end_date) == (D(2026, 5, 1), D(2026, 5, 5)) and r2.budget.amount == 3000
+    assert (r2.start_date, r2.end_date) == (D(2026, 6, 1), D(2026, 6, 3)) and r2.budget.amount == 3000
+    assert r2.destination.name == "Hangzhou"
 
 
-# --- LLM fill-in (fake OpenAI server) ---------------------------------------------
+def test_bare_answer_fills_the_second_question_asked():
+    r = parse("我想去杭州玩，两个大人")  # asks the dates and the budget
+    r = apply_answer(r, "6000", today=TODAY, places=P, expect=["start_date", "budget"])
+    assert r.budget.amount == 6000 and r.budget.currency == "CNY" and r.start_date is None
 
-def _schema_properties(body):
+
+# --- LLM reading (fake OpenAI server): the planner passes the client to navigo_core.understand ------
+
+def _schema_name(body):
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
-        return set(fmt["json_schema"]["schema"]["properties"])
-    system = body["messages"][0]["content"]
-    schema = json.loads(system[system.index("JSON schema: ") + len("JSON schema: "):].splitlines()[0])
-    return set(schema["properties"])
+        return fmt["json_schema"]["name"]
+    return body["messages"][0]["content"]
 
 
-def test_llm_fills_only_missing_fields(fake_openai, fake_llm):
-    fake_openai.enqueue_json({"start_date": "2026-05-01", "end_date": "2026-05-05",
-                              "budget_amount": None, "budget_currency": None, "adults": None, "children": None,
-                              "origin": None, "interests": ["tea"]})
-    r = parse("去杭州，两个大人，预算6000元，劳动节假期", llm=fake_llm)
-    props = _schema_properties(fake_openai.chat_requests[-1])
-    assert props == {"origin", "start_date", "end_date", "interests"}
-    assert (r.start_date, r.end_date) == (D(2026, 5, 1), D(2026, 5, 5))
-    assert r.sources["start_date"] == r.sources["end_date"] == "llm" and r.sources["budget"] == "rule"
-    assert r.interests == ["tea"] and missing_fields(r) == []
+LLM_READING = {"origin": None, "destination": "杭州", "start_date": "2026-05-01", "end_date": "2026-05-05", "days": 5,
+               "adults": 2, "children": None, "budget_amount": 6000, "budget_currency": "CNY", "interests": []}
+
+
+def test_llm_reading_goes_through_understand(fake_openai, fake_llm):
+    from navigo_core.planner.request import TravelRequest
+    from navigo_core.understand import parse_request as understand
+
+    text = "去杭州，两个大人，预算6000元，劳动节假期"
+    fake_openai.enqueue_json(LLM_READING)
+    r = parse(text, llm=fake_llm)
+    assert len(fake_openai.chat_requests) == 1 and "LLMRequestFields" in _schema_name(fake_openai.chat_requests[0])
+    fake_openai.enqueue_json(LLM_READING)
+    same = TravelRequest.from_parsed(understand(text, today=TODAY, places=P, llm=fake_llm), raw_text=text)
+    assert r == same
+    assert (r.start_date, r.end_date) == (D(2026, 5, 1), D(2026, 5, 5)) and r.destination.name == "Hangzhou"
+    assert missing_fields(r) == []
 
 
 def test_llm_values_are_validated(fake_openai, fake_llm):
-    fake_openai.enqueue_json({"start_date": "not a date", "end_date": None, "origin": "Narnia Atlantis",
-                              "interests": None})
+    fake_openai.enqueue_json({**LLM_READING, "start_date": "not a date", "end_date": None, "days": None,
+                              "origin": "Narnia Atlantis"})
     r = parse("去杭州，两个大人，预算6000元", llm=fake_llm)
-    assert r.start_date is None and r.origin is None
+    assert r.start_date is None and r.origin is None and not r.origin_text
     assert "request.note.llm_rejected" in r.notes
 
 
-def test_llm_not_called_when_complete(fake_openai, fake_llm):
-    parse("上海出发去杭州，5月1日到5日，两个大人，预算6000元，喜欢喝茶和徒步", llm=fake_llm)
-    assert fake_openai.chat_requests == []
+def test_llm_agreeing_with_complete_rules_changes_nothing(fake_openai, fake_llm):
+    # the old fill-in skipped the LLM when the rules were complete; understand always lets it check the reading
+    text = "上海出发去杭州，5月1日到5日，两个大人，预算6000元，喜欢喝茶和徒步"
+    fake_openai.enqueue_json({**LLM_READING, "origin": "上海", "children": 0, "interests": ["tea", "hiking"]})
+    r = parse(text, llm=fake_llm)
+    rules = parse(text)
+    assert len(fake_openai.chat_requests) == 1
+    assert r.model_dump(exclude={"sources", "notes"}) == rules.model_dump(exclude={"sources", "notes"})
 
 
 def test_llm_failure_keeps_rule_result(fake_openai, fake_llm):
@@ -253,6 +294,17 @@ def test_llm_failure_keeps_rule_result(fake_openai, fake_llm):
     ("帮我规划一次出差", "", ""),
 ])
 def test_destination_from_trip_nouns(text: str, origin: str, dest: str) -> None:
-    from navigo_core.planner.parsing import place_phrases
+    r = parse(text)
+    assert (r.origin_text, r.destination_text) == (origin, dest)
 
-    assert place_phrases(text) == (origin, dest)
+
+def test_saved_plan_requests_still_load():
+    from navigo_core.planner.request import TravelRequest
+
+    old = {"raw_text": "去杭州", "lang": "zh", "origin": None, "destination": None, "origin_text": "",
+           "destination_text": "杭州", "start_date": "2026-05-01", "end_date": "2026-05-05",
+           "budget": {"amount": 6000.0, "currency": "CNY"}, "adults": 2, "children": 0, "interests": ["tea"],
+           "sources": {"budget": "rule"}, "notes": []}
+    r = TravelRequest.model_validate(old)
+    assert r.budget.amount == 6000 and r.ambiguities == [] and r.vague == [] and r.days is None
+    assert TravelRequest.model_validate(r.model_dump(mode="json")) == r

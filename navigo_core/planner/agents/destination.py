@@ -1,11 +1,15 @@
-"""Destination agent: up to 3 candidates with a rationale; the user's own destination first.
+"""Destination agent: the user's own destination, with a rationale; alternatives only on request.
 
-Alternatives come from ``data/planning.yaml`` (same country first, sharing interests,
-nearest to the user's destination). Owns: ``destination_candidates``.
+The plan is always for the destination the user named (the form completer asks until it is
+resolved; this agent never substitutes another place). Alternatives (up to 3 candidates in
+all) are added only when the user asked for ideas ("suggest", "where should we go", "推荐",
+"去哪"…, :func:`asks_for_ideas`); they come from ``data/planning.yaml`` (same country first,
+sharing interests, nearest to the user's destination). Owns: ``destination_candidates``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -19,6 +23,15 @@ from navigo_core.providers.flights import airports_for_city
 
 NAME = "destination"
 MAX_CANDIDATES = 3
+_IDEAS = re.compile(
+    r"\b(?:suggest\w*|ideas?|recommend\w*|inspir\w*|alternatives?|where\s+(?:should|could|can|to\s+go|would\s+you)|"
+    r"any\s+(?:good\s+)?(?:places?|destinations?|options?)|somewhere)\b|推荐|建议|去哪|哪里好|哪儿好|有什么好玩|什么地方好",
+    re.IGNORECASE)
+
+
+def asks_for_ideas(texts: list[str] | str) -> bool:
+    """The user asked for destination ideas ("suggest…", "where should we go", "推荐", "去哪")."""
+    return any(_IDEAS.search(x or "") for x in ([texts] if isinstance(texts, str) else texts))
 
 
 class RationalesOut(BaseModel):
@@ -53,6 +66,33 @@ def _tag_names(tags: list[str], lang: str) -> str:
     return ("、" if lang == "zh" else ", ").join(t(f"planner.interest.{k}", lang) for k in tags)
 
 
+def alternatives(dest: Any, origin: Any, interests: list[str], lang: str, *, limit: int) -> list[DestinationCandidate]:
+    """Catalogue cities other than ``dest``/``origin`` (same country first, sharing interests, nearest)."""
+    table = data("planning")["destinations"]
+    exclude = {x.casefold() for x in [getattr(origin, "name", ""), getattr(dest, "name", "")] if x}
+    ref = dest or origin
+    country = getattr(ref, "country", "")
+
+    def score(r: dict[str, Any]) -> tuple[int, int, float]:
+        shared = sum(1 for k in interests if k in r["tags"])
+        km = haversine_m(ref.lat, ref.lon, r["lat"], r["lon"]) / 1000 if ref is not None else 0.0
+        return (0 if r["country"] == country else 1, -shared, km)
+
+    out: list[DestinationCandidate] = []
+    for r in sorted((r for r in table if r["name"].casefold() not in exclude), key=score):
+        if len(out) >= limit:
+            break
+        shared = [k for k in interests if k in r["tags"]]
+        if interests and not shared:
+            continue
+        name = r["name_zh"] if lang == "zh" else r["name"]
+        rationale = t("planner.dest.alternative", lang, city=name,
+                      interests=_tag_names(shared or r["tags"][:2], lang))
+        out.append(DestinationCandidate(name=r["name"], name_zh=r["name_zh"], country=r["country"], lat=r["lat"],
+                                        lon=r["lon"], iata_code=r.get("iata"), rationale=rationale))
+    return out
+
+
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
@@ -63,7 +103,6 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     out: list[DestinationCandidate] = []
     dest = req.destination  # type: ignore[union-attr]
     origin = req.origin  # type: ignore[union-attr]
-    exclude = {x.casefold() for x in [getattr(origin, "name", ""), getattr(dest, "name", "")] if x}
     if dest is not None:
         row = next((r for r in table if r["name"].casefold() == dest.name.casefold()), None)
         shared = [k for k in interests if row and k in row["tags"]]
@@ -73,26 +112,11 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         out.append(DestinationCandidate(name=dest.name, name_zh=dest.name_zh or (row or {}).get("name_zh", ""),
                                         country=dest.country, lat=dest.lat, lon=dest.lon,
                                         iata_code=codes[0] if codes else None, rationale=rationale, user_choice=True))
-    ref = dest or origin
-    country = getattr(ref, "country", "")
-
-    def score(r: dict[str, Any]) -> tuple[int, int, float]:
-        shared = sum(1 for k in interests if k in r["tags"])
-        km = haversine_m(ref.lat, ref.lon, r["lat"], r["lon"]) / 1000 if ref is not None else 0.0
-        return (0 if r["country"] == country else 1, -shared, km)
-
-    for r in sorted((r for r in table if r["name"].casefold() not in exclude), key=score):
-        if len(out) >= MAX_CANDIDATES:
-            break
-        shared = [k for k in interests if k in r["tags"]]
-        if interests and not shared:
-            continue
-        name = r["name_zh"] if lang == "zh" else r["name"]
-        rationale = t("planner.dest.alternative", lang, city=name,
-                      interests=_tag_names(shared or r["tags"][:2], lang))
-        out.append(DestinationCandidate(name=r["name"], name_zh=r["name_zh"], country=r["country"], lat=r["lat"],
-                                        lon=r["lon"], iata_code=r.get("iata"), rationale=rationale))
-    evidence = [f"catalogue cities: {len(table)}", f"user destination given: {dest is not None}"]
+    ideas = asks_for_ideas(state.inputs())
+    if dest is not None and ideas:  # alternatives beside the user's own choice, never instead of it
+        out += alternatives(dest, origin, interests, lang, limit=MAX_CANDIDATES - len(out))
+    evidence = [f"catalogue cities: {len(table)}", f"user destination given: {dest is not None}",
+                f"ideas asked for: {ideas}"]
     mode = "rules"
     if deps.llm is not None and out:
         try:
