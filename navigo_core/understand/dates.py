@@ -34,6 +34,8 @@ _MONTHS = {m: i + 1 for i, m in enumerate(
      "november", "december"])}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
+_EN_MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                   "November", "December"]
 MONTH_NAMES = frozenset(_MONTHS)
 _MONTH_RE = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
              r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
@@ -330,11 +332,13 @@ def _period(text: str, low: str, today: date) -> tuple[tuple[date, date], str, t
         if month and 1 <= month <= 12 and not re.match(r"\s*(?:\d|[一二三四五六七八九十])", text[m.end():]):
             return next_month(month, year_of), m.group(0), m.span()
     if m := re.search(rf"\b(?:in|during|for|around|this|next|early|mid|late)[\s-]+({_MONTH_RE})\b(?!\s*\d)", low):
-        return next_month(_month_no(m.group(1)), year_of), m.group(0), m.span()
+        month = _month_no(m.group(1))
+        return next_month(month, year_of), _EN_MONTH_NAMES[month - 1], m.span()
     if m := re.search(r"(今年|明年|这个|今|这)?\s*(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季|暑假|寒假)", text) or re.search(
             r"\b(?:this|next|in the|in|during the|over the)\s+(spring|summer|autumn|fall|winter)\b", low):
         word = m.group(m.lastindex or 0)
         a, b = _SEASONS[word]
+        label = m.group(0).strip() if re.search(r"[\u4e00-\u9fff]", word) else word
         year = today.year + (1 if "明年" in m.group(0) or m.group(0).startswith("next") else 0)
         first = date(year, a, 1)
         last_first = date(year + (1 if b < a else 0), b, 1)
@@ -342,7 +346,7 @@ def _period(text: str, low: str, today: date) -> tuple[tuple[date, date], str, t
         if last < today:
             first, last = date(year + 1, a, 1), _months_between(date(year + 1 + (1 if b < a else 0), b, 1),
                                                                 date(year + 1 + (1 if b < a else 0), b, 1))
-        return (max(first, today), last), m.group(0), m.span()
+        return (max(first, today), last), label, m.span()
     return None
 
 

@@ -54,7 +54,8 @@ def canonical_interest(word: str) -> str | None:
 
 
 def interest_label(iid: str, lang: str) -> str:
-    """The interest in the user's language: the lexicon's first word for it ("tea" → "喝茶" in Chinese)."""
+    """The interest in the user's language: the id in English, the lexicon's first word in Chinese ("tea" → "喝茶")."""
+    if lang != "zh":
+        return iid.replace("_", " ")  # the ids are English nouns ("hiking", "museums")
     words = interest_lexicon().get(iid, {})
-    options = words.get("zh" if lang == "zh" else "en") or [iid]
-    return options[0]
+    return (words.get("zh") or [iid])[0]

@@ -114,7 +114,7 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
                      or req.ambiguities)
     if expect in ("origin", "destination") and not mentions and not said_else:
         bare = text.strip(" .!?。！？")
-        if 1 <= len(bare) <= 40 and not re.search(r"\d", bare):
+        if 1 <= len(bare) <= 40 and not re.search(r"\d", bare) and not _NOT_AN_ANSWER.search(bare):
             mentions = [Mention(bare, 0, len(bare), expect, bool(_GAZ.name_kinds(bare)))]
     if expect == "origin" and len(mentions) == 1 and mentions[0].role == "destination" and not _has_dest_cue(text):
         mentions[0].role = "origin"
@@ -130,6 +130,12 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
     if interests := parse_interests(text):
         req.interests, req.sources["interests"] = interests, "rule"
     return req
+
+
+_NOT_AN_ANSWER = re.compile(
+    r"\b(?:don'?t know|do not know|not sure|no idea|unsure|anywhere|whatever|any ?where|you (?:choose|pick|decide)|"
+    r"suggest|recommend|ideas?|surprise me|not yet|undecided|no preference|doesn'?t matter|skip)\b"
+    r"|不知道|没想好|还没定|随便|都行|无所谓|你定|你推荐|推荐一下|不确定|没主意|哪里都行|跳过", re.IGNORECASE)
 
 
 def _has_dest_cue(text: str) -> bool:

@@ -295,6 +295,18 @@ def _zh_backward(text: str, pos: int) -> tuple[str, int, bool] | None:
     return None
 
 
+def _zh_qualified(text: str, mention: Mention) -> Mention:
+    """"斯普林菲尔德，Illinois，美国": a place followed by its region or country (a picked quick reply) keeps them."""
+    m = re.match(r"\s*[，,]\s*([^，,。;；\s]{2,30})(?:\s*[，,]\s*([^，,。;；\s]{2,30}))?\s*$", text[mention.end:])
+    if not m:
+        return mention
+    parts = [g for g in m.groups() if g]
+    if all(_known(q) & {"region", "country"} or re.fullmatch(r"[A-Z]{2}", q) for q in parts):
+        return Mention(text[mention.start:mention.end + m.end()].strip(), mention.start, mention.end + m.end(),
+                       mention.role, mention.known, mention.weak)
+    return mention
+
+
 def _chinese(text: str) -> list[Mention]:
     out: list[Mention] = []
     for n, m in enumerate(re.finditer(_ZH_CONNECT, text)):
@@ -394,6 +406,8 @@ def find_places(text: str) -> list[Mention]:
                 mentions.append(m)
     if not any(m.role == "destination" for m in mentions):
         mentions += _scan_zh(text, mentions) if has_cjk(text) else _scan(text, mentions)
+    if has_cjk(text):
+        mentions = [_zh_qualified(text, m) for m in mentions]
     # keep the first of each role; a known place beats an unknown one, a strong cue a weak one
     best: dict[str, Mention] = {}
     for m in mentions:
@@ -533,6 +547,10 @@ def resolve_mentions(mentions: list[Mention], provider: PlaceProvider, *, lang: 
             reading.ambiguities.append(Ambiguity(
                 field=m.role, text=m.text, reason="understand.amb.place_ambiguous",
                 candidates=[_option_text(p, lang) for p in options[:6]], places=options[:6]))
+        elif (cities := _GAZ.country_cities(m.text)) and "country" in _known(m.text):
+            reading.ambiguities.append(Ambiguity(  # "去日本玩": which city of the country
+                field=m.role, text=m.text, reason="understand.amb.country",
+                candidates=[_option_text(p, lang) for p in cities], places=cities))
         else:
             suggest = getattr(provider, "suggest", None)
             near: list[Place] = []

@@ -305,3 +305,31 @@ def test_llm_failure_keeps_the_rules(fake_openai, fake_llm) -> None:
     fake_openai.set_fault(status=500)
     r = parse_request("去杭州玩三天，预算6000", today=TODAY, llm=fake_llm)
     assert r.destination_text == "杭州" and r.budget is not None and "request.note.llm_failed" in r.notes
+
+
+def test_a_country_asks_which_city() -> None:
+    r = p("我想去日本玩")
+    amb = r.ambiguity("destination")
+    assert r.destination is None and amb is not None and amb.reason == "understand.amb.country"
+    assert amb.candidates[0].startswith("东京")
+    picked = update_request(r, amb.candidates[2], today=TODAY, expect="destination")
+    assert picked.destination is not None and picked.destination.name == "Osaka"
+
+
+def test_a_chinese_quick_reply_with_qualifiers_parses_back() -> None:
+    r = p("从巴黎去斯普林菲尔德")
+    amb = r.ambiguity("destination")
+    assert amb is not None
+    for option, place in zip(amb.candidates, amb.places):
+        back = update_request(r, option, today=TODAY, expect="destination")
+        assert back.destination is not None and back.destination.admin == place.admin
+
+
+@pytest.mark.parametrize("answer", ["I don't know yet", "随便", "not sure, you pick"])
+def test_a_non_answer_is_not_a_place(answer: str) -> None:
+    r = update_request(p("I want a holiday"), answer, today=TODAY, expect="destination")
+    assert r.destination_text is None
+
+
+def test_period_text_names_the_month() -> None:
+    assert p("Kyoto in April").ambiguity("dates").text == "April"

@@ -212,6 +212,7 @@ class _Index:
         self._cjk_chars: dict[str, list[str]] | None = None
         self._regions: dict[str, list[tuple[str, str]]] | None = None
         self._region_places: dict[tuple[str, str], Place | None] = {}
+        self._zh: dict[int, str] | None = None
         t0 = time.perf_counter()
         with _gc_paused():
             self._build_cities()
@@ -306,6 +307,21 @@ class _Index:
                         out[key].append((cc, code))
             self._regions = dict(out)
         return self._regions
+
+    def zh_names(self) -> dict[int, str]:
+        """Entry id → its usual Chinese name, built on first use: a Chinese alternate name without kana, of two
+        to four characters, naming the fewest places (深圳 rather than its old name 新安, 上海 rather than 沪)."""
+        if self._zh is None:
+            best: dict[int, tuple[tuple[int, int, int], str]] = {}
+            for key, ids in self.alternate.items():
+                if not has_cjk(key) or re.search("[\u3040-\u30ff]", key):
+                    continue
+                score = (0 if 2 <= len(key) <= 4 else 1, len(ids), len(key))
+                for i in ids:
+                    if i not in best or score < best[i][0]:
+                        best[i] = (score, key)
+            self._zh = {i: key for i, (_, key) in best.items()}
+        return self._zh
 
     def region_place(self, cc: str, code: str, name_zh: str = "") -> Place | None:
         """A region as a :class:`Place` at the population-weighted centre of its cities (computed once)."""
@@ -521,7 +537,7 @@ class GazetteerPlaceProvider:
             kinds.add("alias")
         if key in idx.regions() or normalize_admin(text) in idx.regions():
             kinds.add("region")
-        if key in idx.country_keys and len(key) > 2:
+        if key in idx.country_keys and (len(key) > 2 or has_cjk(key)):
             kinds.add("country")
         return frozenset(kinds)
 
@@ -541,6 +557,22 @@ class GazetteerPlaceProvider:
         """(continent code, currency code) of country ``cc`` ("EU", "EUR"); empty strings when unknown."""
         country = _index().countries.get(cc.upper())
         return (country.continent, country.currency) if country else ("", "")
+
+    def country_cities(self, query: str, *, limit: int = 5) -> list[Place]:
+        """The most populous cities of the country ``query`` names ("Japan", "日本", "JP"); [] when none."""
+        idx = _index()
+        cc = idx.country_keys.get(normalize_name(query))
+        if cc is None:
+            return []
+        zh = has_cjk(query)
+        ids = sorted((i for i, e in enumerate(idx.entries) if e.kind == "city" and e.cc == cc),
+                     key=lambda i: -(idx.entries[i].population or 0))[:limit]
+        return [idx.place(i, name_zh=self._zh_name(idx, i) if zh else "") for i in ids]
+
+    @staticmethod
+    def _zh_name(idx: _Index, eid: int) -> str:
+        """A Chinese name of entry ``eid`` when the index has one (for Chinese quick replies)."""
+        return idx.zh_names().get(eid, "")
 
     def is_iata(self, code: str) -> bool:
         idx = _index()
