@@ -130,6 +130,17 @@ def adapt_old(res: Any) -> Parsed:
 
 def load_parser(old: bool) -> tuple[str, Callable[[str, date, str | None], Parsed]] | None:
     if old:
+        if not (ROOT / "navigo_core" / "planner" / "parsing.py").exists():
+            print("The old parser is gone from this tree (navigo_core/planner/parsing.py, until 8ecfb3b). Score it in a\n"
+                  "worktree of that commit with this script and the labelled sets:\n"
+                  "  git worktree add /tmp/navigo-old 8ecfb3b\n"
+                  "  mkdir -p /tmp/navigo-old/benchmarks/data /tmp/navigo-old/tests/data\n"
+                  "  cp benchmarks/bench_understand.py /tmp/navigo-old/benchmarks/\n"
+                  "  cp benchmarks/data/requests_fresh.jsonl /tmp/navigo-old/benchmarks/data/\n"
+                  "  cp tests/data/requests.jsonl /tmp/navigo-old/tests/data/\n"
+                  "  cd /tmp/navigo-old && NAVIGO_SLOTS_DATA=$OLDPWD/../shared/data/slots PYTHONPATH=. "
+                  "$OLDPWD/.venv/bin/python benchmarks/bench_understand.py --old")
+            return None
         from navigo_core.planner.request import parse_request as old_parse
         from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider
 

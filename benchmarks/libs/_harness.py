@@ -25,6 +25,27 @@ if str(ROOT) not in sys.path:
 
 NET_ATTEMPTS: list[str] = []
 
+# The rules before navigo_core.understand lived in navigo_core/planner/parsing.py, deleted since; the
+# comparison loads them from git history (the last commit that had them) rather than keeping a copy.
+OLD_REV = "8ecfb3b"
+
+
+def old_rules() -> Any:
+    """The old rule module (``parse_dates``, ``parse_budget``, ``place_phrases`` …) from git history."""
+    import subprocess
+    import types
+
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLD_REV}:navigo_core/planner/parsing.py"],
+                         capture_output=True, text=True)
+    if src.returncode != 0:
+        raise SystemExit(f"the old rules need this repository's git history (revision {OLD_REV}): {src.stderr.strip()}")
+    module = types.ModuleType("old_parsing")
+    module.__file__ = str(ROOT / "navigo_core" / "planner" / "parsing.py")
+    sys.modules["old_parsing"] = module
+    exec(compile(src.stdout, f"{OLD_REV}:navigo_core/planner/parsing.py", "exec"), module.__dict__)
+    module._DATA = ROOT / "navigo_core" / "understand" / "data"  # where interests.yaml lives now
+    return module
+
 
 def block_network() -> None:
     """Refuse (and record) every DNS lookup and socket connect from here on."""

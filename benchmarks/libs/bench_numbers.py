@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from _harness import block_network, call, failures_section, optional, pct, table, timed_calls
+from _harness import block_network, call, failures_section, old_rules, optional, pct, table, timed_calls
 
 block_network()
 
-from navigo_core.planner import parsing  # noqa: E402
+parsing = old_rules()  # the rules before navigo_core.understand (git history)
 
 cn2an = optional("cn2an")
 jio = optional("jionlp")
@@ -133,14 +133,14 @@ def main() -> int:
     ap.add_argument("--fails", action="store_true", help="list every miss")
     args = ap.parse_args()
 
-    tok_systems = [("ours: parsing.parse_number / zh_number", tok_ours)]
+    tok_systems = [("old rules (8ecfb3b): parsing.parse_number / zh_number", tok_ours)]
     if UND:
         tok_systems.append(("ours (new): understand.parse_number", tok_und))
     if cn2an:
         tok_systems += [(f"cn2an.cn2an(t, '{m}')", tok_cn2an(m)) for m in ("smart", "normal")]
     if jio:
         tok_systems.append(("jionlp.parse_money(t)", tok_jio))
-    bud_systems = [("ours: parsing.parse_budget", bud_ours)]
+    bud_systems = [("old rules (8ecfb3b): parsing.parse_budget", bud_ours)]
     if UND:
         bud_systems.append(("ours (new): understand.parse_budget", bud_und))
     if jio:

@@ -21,11 +21,11 @@ import re
 import sys
 import time
 
-from _harness import NET_ATTEMPTS, block_network, call, failures_section, optional, pct, table, timed_calls
+from _harness import NET_ATTEMPTS, block_network, call, failures_section, old_rules, optional, pct, table, timed_calls
 
 block_network()
 
-from navigo_core.planner import parsing  # noqa: E402
+parsing = old_rules()  # the rules before navigo_core.understand (git history)
 
 jio = optional("jionlp")
 
@@ -123,7 +123,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--fails", action="store_true")
     args = ap.parse_args()
-    systems = [("ours: parsing.place_phrases", ours)]
+    systems = [("old rules (8ecfb3b): parsing.place_phrases", ours)]
     if UND_PLACES:
         systems.append(("ours (new): understand.places.find_places", ours_new))
     firsts = {}
