@@ -152,6 +152,23 @@ def offline_summary(req: TravelRequest | None, lang: str) -> Summary:
     return Summary(objective=objective, constraints=constraints, assumptions=assumptions)
 
 
+def _so_far(req: TravelRequest | None, lang: str) -> list[str]:
+    """What is understood so far, so a misreading shows at once ("So far: Kyoto; dates 2026-12-04 to …")."""
+    if req is None:
+        return []
+    summary = offline_summary(req, lang)
+    items = [c for c in summary.constraints]
+    dest = (req.destination.display_name(lang) if req.destination else "")
+    if dest:
+        items.insert(0, dest)
+    if not items:
+        return []
+    text = t("clarify.so_far", lang, items=("；" if lang == "zh" else "; ").join(items))
+    if req.vague and req.start_date:
+        text += " " + t("clarify.so_far.vague", lang)
+    return [text]
+
+
 def summary_text(summary: Summary, lang: str, *, limited: bool = False) -> str:
     """The summary as the user reads it."""
     lines = [t("clarify.done.limited" if limited else "clarify.done.intro", lang), "", f"📋 {summary.objective}"]
@@ -370,7 +387,8 @@ class ClarifyAgent:
         asked = missing[:2]
         texts, quick = self._questions(req, asked, lang)
         lead = t("clarify.intro", lang) if state.rounds == 0 else t("clarify.noted", lang)
-        turn = Turn(status="asking", content=" ".join([lead, *[f"❓ {q}" for q in texts]]), quick_replies=quick)
+        turn = Turn(status="asking", content=" ".join([lead, *_so_far(req, lang), *[f"❓ {q}" for q in texts]]),
+                    quick_replies=quick)
         return turn, _advance(state, user_text, turn, req, asked=asked)
 
     def _questions(self, req: TravelRequest | None, asked: list[str], lang: str) -> tuple[list[str], list[str]]:
