@@ -119,7 +119,7 @@ def test_codes_are_normalised_case_and_space_insensitively() -> None:
     ("cancel my flight to Denver", "booking"),  # the flight rule's negatives let the booking rule take it
     ("我的出差审批进度怎么样了", "approval_query"),
     ("下周要去上海出差，帮我提交出差申请", "travel_application"),
-    ("how do I get to the hotel by bus", "general_info"),  # directions, not a hotel search
+    ("how do I get to my hotel by bus", "general_info"),  # directions, not a hotel search
     ("从北京饭店坐地铁到故宫怎么坐", "general_info"),
     ("推荐一个景点附近的酒店", "hotel_search"),
     ("推荐一个景点，并告诉我它周边的酒店", "attractions_query"),
