@@ -466,7 +466,7 @@ def test_route_planning_asks_for_what_is_missing_and_resumes() -> None:
     ("weather in Paris tomorrow", "Paris", 1),
     ("will it rain in New York tomorrow?", "New York", 1),
     ("Paris weather", "Paris", 0),
-    ("What's the weather like?", "", 0),
+    ("How's the weather looking?", "", 0),
     ("明天杭州的天气", "杭州", 1),
     ("请问上海后天下雨吗", "上海", 2),
     ("天气怎么样", "", 0),
@@ -495,7 +495,7 @@ def test_weather_with_a_provider() -> None:
     assert weather.calls == [("上海", 1, "zh")] and "上海" in reply.text and "晴" in reply.text
     assert reply.payload["provider"] == "fake-weather" and reply.payload["report"]["high_c"] == 24
     # no place: ask, then the next message is the place
-    _, reply = handle_message("what's the weather like tomorrow?", ctx(weather=weather))
+    _, reply = handle_message("how will the weather be tomorrow?", ctx(weather=weather))
     assert reply.asks and reply.flow.flow_id == "weather"
     decision, reply = handle_message("Lisbon", ctx(weather=weather, active_flow=reply.flow))
     assert decision.step == "resume" and weather.calls[-1] == ("Lisbon", 1, "en") and "Lisbon" in reply.text
