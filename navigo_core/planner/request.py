@@ -54,36 +54,14 @@ class Question(BaseModel):
     options: list[str] = Field(default_factory=list)  # quick replies; each one parses as an answer
 
 
-class TravelRequest(BaseModel):
-    """The planner's typed request (JSON-compatible with saved plans: new fields have defaults)."""
+class TravelRequest(ParsedRequest):
+    """The planner's typed request: the understand reading (:class:`~navigo_core.understand.ParsedRequest`,
+    with its field checks) plus the text the planner was given. JSON-compatible with saved plans: every field
+    added since has a default; place words are "" rather than None, as saved plans have them."""
 
-    raw_text: str
-    lang: str = "en"
-    origin: Place | None = None
-    destination: Place | None = None
-    origin_text: str = ""
-    destination_text: str = ""
-    start_date: date | None = None
-    end_date: date | None = None
-    budget: Money | None = None
-    adults: int | None = None
-    children: int | None = None
-    interests: list[str] = Field(default_factory=list)
-    sources: dict[str, str] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
-    days: int | None = None
-    budget_per_person: bool = False
-    ambiguities: list[Ambiguity] = Field(default_factory=list)  # open questions (understand.amb.* reasons)
-    vague: list[str] = Field(default_factory=list)  # fields read from loose words ("a long weekend")
-
-    @property
-    def travellers(self) -> int | None:
-        if self.adults is None and self.children is None:
-            return None
-        return (self.adults or 0) + (self.children or 0)
-
-    def ambiguity(self, field: str) -> Ambiguity | None:
-        return next((a for a in self.ambiguities if a.field == field), None)
+    raw_text: str = ""
+    origin_text: str = ""  # type: ignore[assignment]
+    destination_text: str = ""  # type: ignore[assignment]
 
     def note_messages(self, lang: str | None = None) -> list[str]:
         """The notes rendered in ``lang`` (default: the request's language)."""
@@ -91,27 +69,19 @@ class TravelRequest(BaseModel):
                   "travellers": self.travellers or 1, "budget": str(self.budget) if self.budget else ""}
         return [t(key, lang or self.lang, **params) for key in self.notes]
 
-    # --- the understand reading ---
     def to_parsed(self) -> ParsedRequest:
-        """This request as a :class:`~navigo_core.understand.ParsedRequest` (the conversation state)."""
-        return ParsedRequest(
-            text=self.raw_text, lang=self.lang, origin_text=self.origin_text or None,
-            destination_text=self.destination_text or None, origin=self.origin, destination=self.destination,
-            start_date=self.start_date, end_date=self.end_date, days=self.days, adults=self.adults,
-            children=self.children, budget=self.budget, budget_per_person=self.budget_per_person,
-            interests=list(self.interests), ambiguities=[a.model_copy(deep=True) for a in self.ambiguities],
-            sources=dict(self.sources), vague=list(self.vague), notes=list(self.notes))
+        """This request as the conversation state :func:`~navigo_core.understand.update_request` takes."""
+        data = self.model_dump(exclude={"raw_text"})
+        data.update(text=self.raw_text, origin_text=self.origin_text or None,
+                    destination_text=self.destination_text or None)
+        return ParsedRequest.model_validate(data)
 
     @classmethod
     def from_parsed(cls, parsed: ParsedRequest, raw_text: str | None = None) -> TravelRequest:
-        return cls(
-            raw_text=parsed.text if raw_text is None else raw_text, lang=parsed.lang,
-            origin=parsed.origin, destination=parsed.destination, origin_text=parsed.origin_text or "",
-            destination_text=parsed.destination_text or "", start_date=parsed.start_date, end_date=parsed.end_date,
-            budget=parsed.budget, adults=parsed.adults, children=parsed.children, interests=list(parsed.interests),
-            sources=dict(parsed.sources), notes=list(parsed.notes), days=parsed.days,
-            budget_per_person=parsed.budget_per_person, ambiguities=list(parsed.ambiguities),
-            vague=list(parsed.vague))
+        data = parsed.model_dump()
+        data.update(raw_text=parsed.text if raw_text is None else raw_text, origin_text=parsed.origin_text or "",
+                    destination_text=parsed.destination_text or "")
+        return cls.model_validate(data)
 
 
 # --- public API ------------------------------------------------------------------
