@@ -159,8 +159,9 @@ def _so_far(req: TravelRequest | None, lang: str) -> list[str]:
     summary = offline_summary(req, lang)
     items = [c for c in summary.constraints]
     dest = (req.destination.display_name(lang) if req.destination else "")
+    origin = (req.origin.display_name(lang) if req.origin else "")
     if dest:
-        items.insert(0, dest)
+        items.insert(0, f"{origin} → {dest}" if origin else dest)
     if not items:
         return []
     text = t("clarify.so_far", lang, items=("；" if lang == "zh" else "; ").join(items))
