@@ -27,7 +27,6 @@ from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import t
 from navigo_core.understand import (
     currency_code,
-    known_places,
     normalize_text,
     parse_amount,
     parse_budget,
@@ -342,7 +341,7 @@ def parse_expense_text(text: str, *, today: date) -> ExpenseItem | None:
             break
     amount, currency = _expense_amount(s, today)
     req = parse_request(s, today=today)
-    city = req.destination_text or req.origin_text or next(iter(known_places(s)), "")
+    city = req.destination_text or req.origin_text or ""
     if not (amount and category and city):
         return None
     return ExpenseItem(date=day, city=city, category=category, amount=amount, currency=currency,  # type: ignore[arg-type]

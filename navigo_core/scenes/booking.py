@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
-from navigo_core.understand import known_places, normalize_text, parse_request
+from navigo_core.understand import normalize_text, parse_request
 
 GOOGLE_FLIGHTS = "https://www.google.com/travel/flights?q={q}"
 TRAIN_12306 = "https://www.12306.cn/index/"
@@ -41,7 +41,7 @@ def extract_booking(message: str, *, today: date | None = None) -> dict[str, Any
         slots["date"] = req.start_date.isoformat()
     if req.origin_text:
         slots["origin"] = req.origin_text
-    destination = req.destination_text or next((p for p in known_places(text) if p != req.origin_text), "")
+    destination = req.destination_text or ""
     if destination:
         slots["destination"] = destination
     return slots

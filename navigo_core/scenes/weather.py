@@ -22,7 +22,7 @@ from navigo_core.scenes.descriptor import (
     WeatherProvider,
     WeatherReport,
 )
-from navigo_core.understand import ParsedRequest, known_places, normalize_text, parse_request, update_request
+from navigo_core.understand import ParsedRequest, normalize_text, parse_request, update_request
 
 __all__ = ["SCENE", "WeatherProvider", "WeatherReport", "extract_weather_query"]
 
@@ -43,7 +43,7 @@ def extract_weather_query(message: str, *, today: date | None = None) -> tuple[s
     today = today or date.today()
     text = normalize_text(message)
     req = parse_request(text, today=today)
-    place = req.destination_text or req.origin_text or next(iter(known_places(text)), "")
+    place = req.destination_text or req.origin_text or ""
     day = (req.start_date - today).days if req.start_date else 0
     return place, day if 0 <= day <= 2 else 0
 

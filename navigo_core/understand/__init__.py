@@ -18,12 +18,12 @@ from navigo_core.understand.models import Ambiguity, Money, ParsedRequest
 from navigo_core.understand.money import BudgetResult, currency_code, parse_budget
 from navigo_core.understand.numbers import normalize_text, parse_amount, parse_number, zh_number
 from navigo_core.understand.parse import DEFAULT_CURRENCY, parse_request, update_request
-from navigo_core.understand.route import RouteReading, known_places, parse_route, place_list, update_route
+from navigo_core.understand.route import RouteReading, parse_route, place_list, update_route
 from navigo_core.understand.travellers import TravellerResult, parse_travellers
 
 __all__ = [
     "DEFAULT_CURRENCY", "Ambiguity", "BudgetResult", "DateResult", "Money", "ParsedRequest", "RouteReading",
-    "TravellerResult", "canonical_interest", "currency_code", "interest_label", "interest_lexicon", "known_places",
+    "TravellerResult", "canonical_interest", "currency_code", "interest_label", "interest_lexicon",
     "normalize_text", "parse_amount", "parse_budget", "parse_dates", "parse_interests", "parse_number",
     "parse_request", "parse_route", "parse_travellers", "place_list", "update_request", "update_route", "zh_number",
 ]

@@ -85,6 +85,17 @@ def _make(year: int | None, month: int, day: int, after: date) -> date | None:
     return None
 
 
+def _range(y1: int | None, m1: int, d1: int, y2: int | None, m2: int, d2: int | None,
+           today: date) -> tuple[date | None, date | None]:
+    """A written range, the year on either side applying to both ("2027年1月20日到22日", "March 16th to 18th, 2022",
+    "Dec 28 to Jan 3, 2028"); without a year, the start is the next occurrence and the end the next after it."""
+    start = _make(y1 or (y2 - (1 if m2 < m1 else 0) if y2 else None), m1, d1, today)
+    if d2 is None:
+        return start, None
+    end_year = y2 or (start.year + (1 if m2 < m1 else 0) if start and y1 else None)
+    return start, _make(end_year, m2, d2, start or today)
+
+
 def _day_after(day: int, after: date) -> date | None:
     """The next date with day-of-month ``day`` on or after ``after``."""
     d = after
@@ -192,34 +203,20 @@ def _absolute(text: str, low: str, today: date) -> list[_Hit]:
         month, day = parse_number(m.group(2)), parse_number(m.group(3))
         if not month or not day or month > 12:
             continue
-        y1 = int(m.group(1)) if m.group(1) else None
-        y2 = int(m.group(4)) if m.group(4) else None
-        start = _make(y1 or y2, month, day, today)
-        end = None
-        if m.group(6):
-            end_month = parse_number(m.group(5)) if m.group(5) else month
-            end_day = parse_number(m.group(6))
-            if end_month and end_day:
-                end = _make(y2, end_month, end_day, start or today) if y2 or not start else _make(
-                    None, end_month, end_day, start)
-        add(m, start, end)
+        end_month = (parse_number(m.group(5)) if m.group(5) else month) if m.group(6) else None
+        end_day = parse_number(m.group(6)) if m.group(6) else None
+        add(m, *_range(int(m.group(1)) if m.group(1) else None, month, day,
+                       int(m.group(4)) if m.group(4) else None, end_month or month, end_day, today))
     # English: May 1-5, May 1 to May 5, March 16th to March 18th, 2022, May 1, 2026
     en = (rf"\b({_MONTH_RE})\.?\s+{_DAY}(?:,?\s+{_YEAR})?\b"
           rf"(?:{_SEP}(?:({_MONTH_RE})\.?\s+)?{_DAY}(?:,?\s+{_YEAR})?\b)?")
     for m in re.finditer(en, low):
         if not free(*m.span()):
             continue
-        month, day = _month_no(m.group(1)), int(m.group(2))
-        y1 = int(m.group(3)) if m.group(3) else None
-        y2 = int(m.group(6)) if m.group(6) else None
-        end_month = _month_no(m.group(4)) if m.group(4) else month
-        start_year = y1 or (y2 - (1 if end_month < month else 0) if y2 else None)
-        start = _make(start_year, month, day, today)
-        end = None
-        if m.group(5):
-            end = _make(y2 or (start.year + (1 if end_month < month else 0) if start and y1 else None),
-                        end_month, int(m.group(5)), start or today)
-        add(m, start, end)
+        month = _month_no(m.group(1))
+        add(m, *_range(int(m.group(3)) if m.group(3) else None, month, int(m.group(2)),
+                       int(m.group(6)) if m.group(6) else None, _month_no(m.group(4)) if m.group(4) else month,
+                       int(m.group(5)) if m.group(5) else None, today))
     # English day-first: 1 May - 5 May, the 8th to the 10th of March, 2022, 8-10 March
     en_dm = (rf"\b(?:the\s+)?{_DAY}(?:\s+of)?(?:\s+({_MONTH_RE}))?(?:{_SEP}(?:the\s+)?{_DAY})?(?:\s+of)?\s+"
              rf"({_MONTH_RE})\b(?:,?\s+{_YEAR})?")

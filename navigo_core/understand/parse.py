@@ -24,7 +24,8 @@ from navigo_core.providers.places import Place, PlaceProvider
 from navigo_core.understand import dates as _dates
 from navigo_core.understand.interests import parse_interests
 from navigo_core.understand.models import MAX_DAYS, MAX_TRAVELLERS, Ambiguity, Money, ParsedRequest
-from navigo_core.understand.money import parse_budget
+from navigo_core.understand.llm import reconcile
+from navigo_core.understand.money import BudgetResult, parse_budget
 from navigo_core.understand.numbers import normalize_text, parse_amount, parse_number
 from navigo_core.understand.places import _GAZ, Mention, find_places, resolve_mentions
 from navigo_core.understand.travellers import parse_travellers
@@ -93,8 +94,6 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
     # budget
     b = parse_budget(text)
     if b is None and expect == "budget" and (a := parse_amount(re.sub(r"^(?:about|around|大概|大约|约)\s*", "", text))):
-        from navigo_core.understand.money import BudgetResult
-
         b = BudgetResult(a, None)
     if b is not None and 0 < b.amount < 1e9:
         currency = b.currency or DEFAULT_CURRENCY.get(lang, "USD")
@@ -160,14 +159,8 @@ def parse_request(text: str, *, today: date, lang: str | None = None, places: Pl
     provider = places or _GAZ
     req = _rules(text, today=today, lang=lang, places=provider)
     if llm is not None:
-        from navigo_core.understand.llm import reconcile
-
         req = reconcile(req, text, today=today, places=provider, llm=llm)
     return req
-
-
-_FIELDS = ("origin_text", "destination_text", "origin", "destination", "start_date", "end_date", "days", "adults",
-           "children", "budget", "budget_per_person", "interests")
 
 
 def update_request(previous: ParsedRequest, text: str, *, today: date, places: PlaceProvider | None = None,
@@ -182,8 +175,6 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
     new = _rules(text, today=today, lang=previous.lang, places=provider, anchor=previous.start_date, fixed=fixed,
                  expect=expect, travellers_known=previous.travellers)
     if llm is not None:
-        from navigo_core.understand.llm import reconcile
-
         new = reconcile(new, text, today=today, places=provider, llm=llm)
     out = previous.model_copy(deep=True)
     out.text = f"{previous.text}\n{new.text}".strip()

@@ -247,11 +247,6 @@ _ZH_NOT_PLACE = re.compile(r"^[零〇一二两三四五六七八九十百千万\
                            r"出差|旅游|旅行|机票|火车|时候|这里|那里|附近|外地|国外|老家|公司|家里|单位|个|人|我|你|他|她|们|大家")
 
 
-def _zh_known(s: str) -> bool:
-    kinds = _known(s)
-    return bool(kinds)
-
-
 def _zh_forward(text: str, pos: int) -> tuple[str, int, bool] | None:
     """The place starting at ``pos``: the longest known name, else the run cut at stop words."""
     while pos < len(text) and text[pos] in "，, 、:：":
@@ -265,7 +260,7 @@ def _zh_forward(text: str, pos: int) -> tuple[str, int, bool] | None:
         return None
     run = m.group(0)
     for n in range(min(len(run), 8), 1, -1):
-        if _zh_known(run[:n]):
+        if _known(run[:n]):
             return run[:n], pos + n, True
     cut = _ZH_STOP.search(run)
     head = run[:cut.start()] if cut else run
@@ -287,7 +282,7 @@ def _zh_backward(text: str, pos: int) -> tuple[str, int, bool] | None:
     run = m.group(0)
     base = m.start()
     for n in range(min(len(run), 8), 1, -1):
-        if _zh_known(run[-n:]):
+        if _known(run[-n:]):
             return run[-n:], base + len(run) - n, True
     stripped = _ZH_LEAD.sub("", run)
     if 2 <= len(stripped) <= 5 and not _ZH_NOT_PLACE.search(stripped):
@@ -463,8 +458,6 @@ def _merge_twins(cands: list[Place]) -> list[Place]:
 
 def _hub(cands: list[Place]) -> Place | None:
     """The only candidate served by an airport of its name (a travel hub), when exactly one is."""
-    if not isinstance(_GAZ, GazetteerPlaceProvider):
-        return None
     hubs = [c for c in cands if c.source == "gazetteer" and _GAZ.has_airport(c)]
     return hubs[0] if len(hubs) == 1 else None
 
@@ -539,7 +532,7 @@ def resolve_mentions(mentions: list[Mention], provider: PlaceProvider, *, lang: 
     for m in mentions:
         setattr(reading, f"{m.role}_text", m.text)
         place = chosen.get(m.role)
-        if place is not None and m.role not in (fixed or {}) or (place is not None and cands[m.role]):
+        if place is not None and (m.role not in (fixed or {}) or cands[m.role]):
             setattr(reading, m.role, place)
             continue
         options = cands[m.role]
@@ -567,6 +560,4 @@ def resolve_mentions(mentions: list[Mention], provider: PlaceProvider, *, lang: 
 
 def _option_text(place: Place, lang: str) -> str:
     """A quick reply that resolves back to ``place`` ("Springfield, Illinois, United States")."""
-    if place.source == "region":
-        return place.label_in(lang)
     return place_to_text(place) if place.source == "latlon" else place.label_in(lang)

@@ -17,9 +17,6 @@ Several destinations ("to B, then to C") keep the last as the destination and th
 as stops. "fastest/shortest/最快/最短" set the strategy. A place piece that starts with a name the
 gazetteer knows and goes on with loose lower-case words ("denver tomorrow please") is cut to the
 name (:mod:`.places`); unknown names stay as written.
-
-:func:`known_places` lists the names the gazetteer knows anywhere in a short Chinese text, where no
-cue word marks them ("明天杭州的天气", "帮我订杭州的酒店").
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from pydantic import BaseModel, Field
 from navigo_core.understand.numbers import normalize_text
 from navigo_core.understand.places import _GAZ, find_places
 
-__all__ = ["RouteReading", "known_places", "parse_route", "place_list", "update_route"]
+__all__ = ["RouteReading", "parse_route", "place_list", "update_route"]
 
 _FLAGS = re.IGNORECASE | re.ASCII
 
@@ -311,33 +308,3 @@ def update_route(previous: RouteReading, text: str) -> RouteReading:
             stops += items[:-1]
     out = _finish(origin, destination, stops, "", False)
     return out.model_copy(update={"strategy": found.strategy or previous.strategy})
-
-
-# --- places without cue words ------------------------------------------------------------------
-
-_MAX_ZH_NAME = 8
-
-
-def known_places(text: str) -> list[str]:
-    """Place names the gazetteer knows in ``text``, in order, where no cue word marks them.
-
-    Chinese runs are scanned for the longest known name at each position ("明天杭州的天气" →
-    ["杭州"]); Latin text goes through :func:`~navigo_core.understand.places.find_places`.
-    """
-    text = normalize_text(text)
-    out: list[str] = []
-    for run in re.finditer(r"[\u4e00-\u9fff]+", text):
-        s, i = run.group(0), 0
-        while i < len(s) - 1:
-            for n in range(min(len(s) - i, _MAX_ZH_NAME), 1, -1):
-                if _GAZ.name_kinds(s[i:i + n]):
-                    out.append(s[i:i + n])
-                    i += n
-                    break
-            else:
-                i += 1
-    latin = re.sub(r"[\u4e00-\u9fff]+", " , ", text)
-    for m in find_places(latin):
-        if m.known and m.text not in out:
-            out.append(m.text)
-    return out
