@@ -223,11 +223,8 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
     if new.adults is not None and new.children is None and previous.children is not None and "孩" not in text \
             and not re.search(r"kid|child", text, re.IGNORECASE):
         out.children = previous.children if new.adults != (previous.adults or 0) + (previous.children or 0) else 0
-    if new.budget is not None:
-        budget = new.budget
-        if new.budget_per_person and new.travellers is None and out.travellers:
-            budget = Money(amount=budget.amount * out.travellers, currency=budget.currency)
-        out.budget = budget
+    if new.budget is not None:  # a per-person amount was already multiplied by the known party in _rules
+        out.budget = new.budget
         out.budget_per_person = new.budget_per_person
         out.sources["budget"] = "user"
     elif previous.budget_per_person and previous.budget and new.travellers and new.travellers != previous.travellers:

@@ -333,3 +333,10 @@ def test_a_non_answer_is_not_a_place(answer: str) -> None:
 
 def test_period_text_names_the_month() -> None:
     assert p("Kyoto in April").ambiguity("dates").text == "April"
+
+
+@pytest.mark.parametrize("first,answer,amount", [
+    ("我们3个人去杭州", "人均3000", 9000), ("3 of us to Kyoto", "about $1000 per person", 3000)])
+def test_a_per_person_answer_counts_the_known_party_once(first: str, answer: str, amount: float) -> None:
+    r = update_request(p(first), answer, today=TODAY, expect="budget")
+    assert r.budget is not None and r.budget.amount == amount
