@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from navigo_core.i18n import t
-from navigo_core.providers.places import Place, PlaceProvider
+from navigo_core.providers.places import PlaceProvider
 from navigo_core.understand import DEFAULT_CURRENCY, Ambiguity, Money, ParsedRequest
 from navigo_core.understand import parse_request as _understand
 from navigo_core.understand import update_request
@@ -199,17 +199,6 @@ def _fills(before: ParsedRequest, after: ParsedRequest, expect: str) -> bool:
                for f in _FILLED.get(expect, ()))
 
 
-def _picked_place(req: TravelRequest, text: str) -> tuple[str, Place, str] | None:
-    """(role, place, text) when ``text`` is one of the quick replies of a place question."""
-    key = text.strip().casefold()
-    for amb in req.ambiguities:
-        if amb.field in ("origin", "destination") and amb.places:
-            for cand, place in zip(amb.candidates, amb.places):
-                if cand.strip().casefold() == key:
-                    return amb.field, place, cand
-    return None
-
-
 def apply_answer(req: TravelRequest, answer_text: str, *, today: date, places: PlaceProvider | None = None,
                  llm: LLMClient | None = None, expect: str | Sequence[str] | None = None) -> TravelRequest:
     """``req`` updated with the user's next message (:func:`navigo_core.understand.update_request`).
@@ -230,13 +219,4 @@ def apply_answer(req: TravelRequest, answer_text: str, *, today: date, places: P
                 break
     if out is None:
         out = update_request(previous, answer_text, today=today, places=places, expect=expects[0], llm=llm)
-    new = TravelRequest.from_parsed(out, raw_text=f"{req.raw_text}\n{answer_text}".strip())
-    picked = _picked_place(req, answer_text)
-    if picked is not None:
-        role, place, text = picked
-        if getattr(new, role) is None:  # the candidate's own place, when reading its text did not settle it
-            setattr(new, role, place)
-            setattr(new, f"{role}_text", text)
-            new.sources[role] = "user"
-            new.ambiguities = [a for a in new.ambiguities if a.field != role]
-    return new
+    return TravelRequest.from_parsed(out, raw_text=f"{req.raw_text}\n{answer_text}".strip())

@@ -163,6 +163,20 @@ def parse_request(text: str, *, today: date, lang: str | None = None, places: Pl
     return req
 
 
+def _take_picked_candidate(previous: ParsedRequest, text: str, new: ParsedRequest) -> None:
+    """A quick reply of an earlier place question is that candidate's place, as offered."""
+    key = normalize_text(text).casefold()
+    for amb in previous.ambiguities:
+        if amb.field in ("origin", "destination") and amb.places:
+            for cand, place in zip(amb.candidates, amb.places):
+                if normalize_text(cand).casefold() == key:
+                    setattr(new, f"{amb.field}_text", cand)
+                    setattr(new, amb.field, place)
+                    new.sources[amb.field] = "rule"
+                    new.ambiguities = [a for a in new.ambiguities if a.field != amb.field]
+                    return
+
+
 def update_request(previous: ParsedRequest, text: str, *, today: date, places: PlaceProvider | None = None,
                    expect: str | None = None, llm: LLMClient | None = None) -> ParsedRequest:
     """``previous`` updated with the next message ``text`` (see the module docstring).
@@ -176,6 +190,7 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
                  expect=expect, travellers_known=previous.travellers)
     if llm is not None:
         new = reconcile(new, text, today=today, places=provider, llm=llm)
+    _take_picked_candidate(previous, text, new)
     out = previous.model_copy(deep=True)
     out.text = f"{previous.text}\n{new.text}".strip()
 
