@@ -157,7 +157,7 @@ def _so_far(req: TravelRequest | None, lang: str) -> list[str]:
     if req is None:
         return []
     summary = offline_summary(req, lang)
-    items = [c for c in summary.constraints]
+    items = list(summary.constraints)
     dest = (req.destination.display_name(lang) if req.destination else "")
     origin = (req.origin.display_name(lang) if req.origin else "")
     if dest:

@@ -89,7 +89,7 @@ def trip_slots(message: str, *, today: date | None = None, lang: str | None = No
     text = normalize_text(message)
     slots = _slots(parse_request(text, today=today, lang=lang), text, today)
     if not slots and expect in _EXPECT:
-        # only now: with ``expect`` update_request would also take "三个人" for a destination
+        # a bare answer ("杭州", "3", "6000"): read as the slot asked for
         previous = ParsedRequest(lang=lang or detect_lang(text))
         slots = _slots(update_request(previous, text, today=today, expect=_EXPECT[expect]), text, today)
     return slots
