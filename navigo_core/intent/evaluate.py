@@ -45,6 +45,7 @@ class LabelledRow:
     intent: str
     alt_intents: tuple[str, ...] = ()
     lang: str = "en"
+    scene: str | None = None  # the chat scene that should answer (scene-level sets)
 
     @property
     def in_scope(self) -> bool:
@@ -60,7 +61,7 @@ def parse_rows(items: Iterable[dict[str, Any]]) -> list[LabelledRow]:
         text = str(item["text"])
         rows.append(LabelledRow(text, normalize_code(item["intent"]),
                                 tuple(normalize_code(a) for a in item.get("alt_intents") or ()),
-                                str(item.get("lang") or detect_lang(text))))
+                                str(item.get("lang") or detect_lang(text)), item.get("scene") or None))
     return rows
 
 

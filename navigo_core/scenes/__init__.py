@@ -33,7 +33,7 @@ from navigo_core.scenes.descriptor import (
     WeatherReport,
     text_of,
 )
-from navigo_core.scenes.gate import gate_classify, handle_message, is_switch, make_gate_context, run_scene
+from navigo_core.scenes.gate import classify, gate_classify, handle_message, is_switch, make_gate_context, run_scene
 from navigo_core.scenes.registry import (
     SceneRegistry,
     SceneRegistryError,
@@ -48,7 +48,7 @@ from navigo_core.scenes.registry import (
 __all__ = [
     "GATE_STEPS", "INTENT_CODES", "ActiveFlow", "GateContext", "GateDecision", "GateMode", "GateRule",
     "IntentRouter", "RouteKind", "SceneDescriptor", "SceneRegistry", "SceneRegistryError", "SceneReply",
-    "SceneRoute", "StepTrace", "WeatherProvider", "WeatherReport", "all_scenes", "gate_classify", "get_registry",
+    "SceneRoute", "StepTrace", "WeatherProvider", "WeatherReport", "all_scenes", "classify", "gate_classify", "get_registry",
     "get_scene", "handle_message", "is_switch", "load_scene_file", "make_gate_context", "register", "run_scene",
     "text_of", "unregister",
 ]

@@ -228,6 +228,22 @@ def handle_message(message: str, context: GateContext) -> tuple[GateDecision, Sc
     return decision, run_scene(decision, message, context)
 
 
+_default_context: GateContext | None = None
+
+
+def classify(text: str, *, lang: str | None = None) -> GateDecision:
+    """What the chat would do with ``text`` as the first message of a conversation.
+
+    The decision of :func:`gate_classify` with a fresh default context: the configured
+    settings, offline unless an LLM is configured, no active flow. This is the function to
+    measure routing through (``benchmarks/bench_intent.py``, the labelled-set tests).
+    """
+    global _default_context
+    if _default_context is None:
+        _default_context = make_gate_context()
+    return gate_classify(text, replace(_default_context, lang=lang, active_flow=None))
+
+
 def make_gate_context(settings: Any = None, *, router: Any = None, llm: Any = None,
                       weather: WeatherProvider | None = None, active_flow: ActiveFlow | str | None = None,
                       lang: str | None = None, registry: Any = None) -> GateContext:

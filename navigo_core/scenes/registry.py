@@ -27,7 +27,7 @@ from pathlib import Path
 from navigo_core.scenes.descriptor import GATE_FLAGS, GateMode, RouteKind, SceneDescriptor, keyword_regex
 
 PACKAGE = "navigo_core.scenes"
-INFRASTRUCTURE = frozenset({"descriptor", "registry", "gate"})
+INFRASTRUCTURE = frozenset({"descriptor", "registry", "gate", "evaluate"})
 
 
 class SceneRegistryError(ValueError):
