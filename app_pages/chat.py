@@ -85,15 +85,24 @@ st.caption(tr("chatpage.intro"))
 
 
 def caption(meta: dict[str, Any] | None) -> None:
-    """The routing decision under a reply: the layer (or gate step) that decided, intent, scene, latency."""
+    """Who routed the reply (a rule, the example sentences, the LLM, the open dialogue, or nobody), the
+    intent, scene and latency; a refusal names the risk guard."""
     d = (meta or {}).get("decision")
-    if d:
-        by = d.get("layer") or tr(f"chatpage.step.{d.get('step') or 'none'}")
-        intent = d.get("intent") or "—"
-        if d.get("confidence"):
-            intent += f" ({d['confidence']})"
-        st.caption(tr("chatpage.decision", layer=by, intent=intent, scene=d.get("scene", "—"),
-                      ms=f"{d.get('latency_ms') or 0:.1f}"))
+    if not d:
+        return
+    by = d.get("by") or d.get("layer") or "none"
+    if by == "guard":
+        st.caption(tr("chatpage.refused_by", flags=", ".join(d.get("flags") or []) or "—"))
+        return
+    scene = d.get("scene") or "—"
+    ms = f"{d.get('latency_ms') or 0:.1f}"
+    if by == "none":
+        st.caption(tr("chatpage.undecided", scene=scene, ms=ms))
+        return
+    intent = d.get("intent") or "—"
+    if d.get("confidence") and by in ("seeds", "llm"):
+        intent += f" ({d['confidence']:.2f})"
+    st.caption(tr("chatpage.decision", layer=tr(f"chatpage.by.{by}"), intent=intent, scene=scene, ms=ms))
 
 
 def show(text: str) -> None:

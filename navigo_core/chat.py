@@ -23,12 +23,13 @@ from typing import Any
 from navigo_core.clarify import ClarifyAgent, ClarifyState, ClarifyStream, Turn, request_text
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import detect_lang, t
-from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, handle_message, is_switch
+from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, gate_classify, run_scene
 from navigo_core.security import scan_input
 
 log = logging.getLogger(__name__)
 
 TRIP_SCENE = "trip_planning"
+TRIP_FLOW = "trip_plan"  # the trip scene's flow: an open clarification stands for it at the gate
 
 
 class ChatError(NavigoError):
@@ -62,16 +63,41 @@ class ChatReply:
     lang: str = "en"
 
 
+def decided_by(decision: GateDecision) -> str:
+    """Who decided, for the caption: ``rule``, ``seeds`` (the L2 example sentences), ``llm`` (only when
+    an LLM answered), ``dialogue`` (an open dialogue continued), ``off_topic``, or ``none`` (no layer
+    was sure: the model route or the fallback help took it)."""
+    step, intent = decision.step, decision.intent
+    if step == "resume":
+        return "dialogue"
+    if step in ("off_topic", "rule"):
+        return step
+    if step == "intent" and intent is not None:
+        answered = bool(intent.trace) and intent.trace[-1].hit
+        if intent.source == "llm" and answered:
+            return "llm"
+        return {"vector": "seeds", "rule": "rule"}.get(intent.source, "none")
+    return "none"
+
+
 def decision_info(decision: GateDecision | None) -> dict[str, Any] | None:
     """The caption data of a gate decision."""
     if decision is None:
         return None
     intent = decision.intent
-    return {"step": decision.step, "scene": decision.scene_id,
-            "intent": intent.primary_intent if intent else None,
-            "confidence": float(intent.score) if intent else None,
-            "layer": intent.source if intent else None,
-            "latency_ms": round(float(decision.latency_ms), 2), "reason": decision.reason}
+    by = decided_by(decision)
+    return {"step": decision.step, "scene": decision.scene_id, "by": by,
+            "intent": intent.primary_intent if intent and by != "none" else None,
+            "confidence": float(intent.score) if intent and by in ("seeds", "llm") else None,
+            "layer": by,
+            "latency_ms": round(float(decision.latency_ms), 2), "reason": decision.reason,
+            "left": decision.left_flow}
+
+
+def refusal_info(flags: list[str]) -> dict[str, Any]:
+    """The caption data of a refusal by the risk guard."""
+    return {"step": "refused", "scene": None, "by": "guard", "layer": "guard", "intent": None,
+            "confidence": None, "latency_ms": 0.0, "reason": "", "flags": list(flags)}
 
 
 class ChatService:
@@ -147,30 +173,49 @@ class ChatService:
             flags = scan_input(text, llm=self.llm if self.scan_with_llm else None)  # (2) risk guard
             if flags:
                 reply_text = t("chat.refused", lang)
+                info = refusal_info(flags)
                 mid = self.store.threads.add_message(thread_id, "assistant", reply_text, status="refused",
-                                                     meta={"flags": flags})
-                return ChatReply(status="refused", text=reply_text, message_id=mid, lang=lang)
+                                                     meta={"flags": flags, "decision": info})
+                return ChatReply(status="refused", text=reply_text, message_id=mid, lang=lang, decision=info)
             thread_state = self.store.threads.get_state(thread_id)
             raw = thread_state.get("clarify")
             clarify = ClarifyState.model_validate(raw) if raw else None
-            if clarify is not None and clarify.active and not is_switch(text):  # (3) resume the clarification
-                return self._clarify(thread_id, text, clarify, self._resume_decision(text))
+            clarifying = clarify is not None and clarify.active
+            subject = dict(thread_state.get("subject") or {})
             flow = thread_state.get("active_flow")
-            context = replace(self.gate_context, active_flow=ActiveFlow(**flow) if flow else None, store=self.store)
-            decision, scene_reply = handle_message(text, context)
-            if decision.scene_id == TRIP_SCENE:
+            # (3) one gate decision, also while a clarification is open (it stands for the trip flow):
+            # an answer resumes it, another request (a route, a policy question, a booking) leaves it
+            active = ActiveFlow(flow_id=TRIP_FLOW, scene_id=TRIP_SCENE) if clarifying else (
+                ActiveFlow(**flow) if flow else None)
+            context = replace(self.gate_context, active_flow=active, store=self.store, subject=subject)
+            decision = gate_classify(text, context)
+            if clarifying and clarify is not None and decision.step == "resume":
+                return self._clarify(thread_id, text, clarify, decision)
+            if decision.scene_id == TRIP_SCENE and not clarifying:
                 state = self.agent.start(thread_id, text, lang=decision.lang)
                 return self._clarify(thread_id, text, state, decision)
+            scene_reply = run_scene(decision, text, context)
+            reply_text = scene_reply.text
+            if decision.left_flow:
+                reply_text = self._switch_note(decision, context) + "\n\n" + reply_text
             handoff = None
             if scene_reply.payload.get("handoff") == "route" and scene_reply.payload.get("route_request"):
-                handoff = {"kind": "route", "route_request": scene_reply.payload["route_request"]}
+                handoff = {"kind": "route", "route_request": scene_reply.payload["route_request"],
+                           "round_trip": bool(scene_reply.payload.get("round_trip"))}
+            application = scene_reply.payload.get("application")
+            if isinstance(application, dict) and application.get("number"):
+                subject["application"] = application["number"]
             info = decision_info(decision)
             status = "error" if scene_reply.error else "reply"
-            mid = self.store.threads.add_message(thread_id, "assistant", scene_reply.text, status=status,
+            mid = self.store.threads.add_message(thread_id, "assistant", reply_text, status=status,
                                                  meta={"decision": info, "handoff": handoff})
+            # a digression (off-topic, a question answered in one turn) keeps an open clarification
+            keep = clarifying and clarify is not None and decision.left_flow is None
             self.store.threads.set_state(thread_id, {
-                "clarify": None, "active_flow": scene_reply.flow.model_dump() if scene_reply.flow else None})
-            return ChatReply(status=status, text=scene_reply.text, decision=info, handoff=handoff, message_id=mid,
+                "clarify": clarify.model_dump(mode="json") if keep and clarify is not None else None,
+                "active_flow": scene_reply.flow.model_dump() if scene_reply.flow and not keep else None,
+                "subject": subject})
+            return ChatReply(status=status, text=reply_text, decision=info, handoff=handoff, message_id=mid,
                              lang=scene_reply.lang)
         except ChatError:
             raise
@@ -182,8 +227,20 @@ class ChatService:
             raise ChatError(detail=str(exc)) from exc
 
     def _resume_decision(self, text: str) -> dict[str, Any]:
-        return {"step": "resume", "scene": TRIP_SCENE, "intent": None, "confidence": None, "layer": None,
-                "latency_ms": 0.0, "reason": ""}
+        return {"step": "resume", "scene": TRIP_SCENE, "by": "dialogue", "intent": None, "confidence": None,
+                "layer": "dialogue", "latency_ms": 0.0, "reason": ""}
+
+    def _save_state(self, thread_id: str, **changes: Any) -> None:
+        """Update the thread's state (the other keys, e.g. its subject, are kept)."""
+        self.store.threads.set_state(thread_id, {**self.store.threads.get_state(thread_id), **changes})
+
+    def _switch_note(self, decision: GateDecision, context: GateContext) -> str:
+        """"Leaving the trip planning: …" when a message left an open dialogue for another scene."""
+        registry = context.scenes()
+        left = registry.by_flow(decision.left_flow or "")
+        scene = registry.find(decision.scene_id)
+        return t("chat.switched", decision.lang, left=left.label_text(decision.lang) if left else "—",
+                 label=scene.label_text(decision.lang) if scene else "—")
 
     def _clarify(self, thread_id: str, text: str, state: ClarifyState,
                  decision: GateDecision | dict[str, Any]) -> ChatReply:
@@ -206,8 +263,7 @@ class ChatService:
             mid = self.store.threads.add_message(thread_id, "assistant", stream.partial, status="error",
                                                  meta={"decision": reply.decision,
                                                        "error": f"{type(exc).__name__}: {exc}"[:500]})
-            self.store.threads.set_state(thread_id, {"clarify": stream._state.model_dump(mode="json"),
-                                                     "active_flow": None})
+            self._save_state(thread_id, clarify=stream._state.model_dump(mode="json"), active_flow=None)
             reply.status, reply.text, reply.message_id = "error", stream.partial, mid
             reply.error = t("chat.failed", reply.lang)
             raise ChatError(detail=str(exc)) from exc
@@ -225,6 +281,6 @@ class ChatService:
         mid = self.store.threads.add_message(thread_id, "assistant", content, status=turn.status,
                                              meta={k: v for k, v in meta.items() if v})
         # after an error ``state`` is the state as it was: retry or continue offline from there
-        self.store.threads.set_state(thread_id, {"clarify": state.model_dump(mode="json"), "active_flow": None})
+        self._save_state(thread_id, clarify=state.model_dump(mode="json"), active_flow=None)
         reply.status, reply.text, reply.summary = turn.status, content, summary
         reply.quick_replies, reply.handoff, reply.message_id, reply.error = turn.quick_replies, handoff, mid, turn.error

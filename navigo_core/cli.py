@@ -62,7 +62,8 @@ def _build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("intent", help="classify a message (intent \"text\"), or: intent eval|calibrate --data FILE.jsonl")
     i.add_argument("words", nargs="*", help='the message, or "eval" / "calibrate"')
     i.add_argument("--text", default=None, help="the message (use for a message that is literally eval or calibrate)")
-    i.add_argument("--data", default=None, help="eval/calibrate: labelled JSON Lines (text, intent, optional alt_intents)")
+    i.add_argument("--data", action="append", default=None,
+                   help="eval/calibrate: labelled JSON Lines (text, intent, optional alt_intents); repeat for several files")
     i.add_argument("--out", default=None, help="calibrate: thresholds file to write (default: the package's thresholds.yaml)")
     i.add_argument("--encoder", choices=["tfidf", "embeddings"], default=None, help="L2 encoder (default: from settings)")
     i.add_argument("--offline", action="store_true", help="no LLM at all (L3 answers unknown)")
@@ -206,10 +207,11 @@ def _intent(args: argparse.Namespace) -> int:
             return 0
         if not args.data:
             raise InputError("intent.cli.data_required")
-        rows = load_labelled(args.data)
+        rows = [row for path in args.data for row in load_labelled(path)]
         router = make_router(settings, offline=args.offline and not args.llm)
         if action == "eval":
-            print(format_report(evaluate(router, rows, use_llm=args.llm), title=f"Intent evaluation: {args.data}"))
+            print(format_report(evaluate(router, rows, use_llm=args.llm),
+                                title=f"Intent evaluation: {', '.join(args.data)}"))
             return 0
         res = calibrate(router, rows, min_precision=args.min_precision, max_oos=args.max_oos)
         path = save_thresholds({res.encoder: res.thresholds}, args.out or THRESHOLDS_FILE)

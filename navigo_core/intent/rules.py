@@ -1,20 +1,37 @@
-"""L1: ordered keyword rules with negative keywords (``data/rules.yaml``).
+"""The one rule system of the chat's routing (``data/rules.yaml``).
 
-List order is priority and the first rule that matches wins. A rule matches
-when one of its keyword regexes is found and none of its negative regexes is.
-A rule with ``only`` matches when the whole message consists of those words
-(greetings). Every pattern is compiled once; one message costs one
-normalisation plus a handful of regex searches (well under 0.1 ms).
+Every routing rule lives in that file, in four sections:
 
-L1 prefers missing to misfiring: a message with a multi-intent marker
-("然后", "and also" …) that matches rules of two different intents is a miss,
-so L3 can split it.
+* ``rules`` — ordered L1 rules; list order is priority and the first rule that
+  matches wins. A rule matches when one of its ``keywords`` regexes is found and
+  none of its ``negative`` regexes is; a rule with ``only`` matches when the whole
+  message consists of those words (greetings); a rule with ``check`` also needs a
+  named check from :mod:`navigo_core.intent.checks` (a reading by the request
+  parser, where a regex cannot say it). A rule names its taxonomy ``intent`` and,
+  where the intent alone does not say it, the chat ``scene`` that answers it;
+  ``interrupts: false`` keeps a hit from ending another scene's open dialogue.
+* ``switch`` — phrases that leave an open dialogue ("never mind", "算了").
+* ``off_topic`` — categories of messages that are clearly not about travel
+  (the gate's first step, and the wording of the off-topic reply).
+* ``multi_intent_markers`` — "然后", "and also" …: a message with one that
+  matches rules of two different intents is an L1 miss, so L3 can split it.
+
+``words`` defines named alternations used as ``{{name}}`` inside any regex of the
+file (one vocabulary for "application", "cancel", … shared by the rules).
+
+One normalisation (:func:`normalize`) for every layer: the gate, L1, the L2
+encoder and the off-topic and switch sections all see NFKC, lower-case text
+without apostrophes. Regexes are compiled with ``re.ASCII``, so ``\\b`` is an
+ASCII word boundary that also holds beside Chinese characters (``用python写``).
+Scenes from outside the package bring their rules as :class:`Rule` objects
+(:meth:`RuleSet.extended`); the package's scenes carry none.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -29,21 +46,25 @@ _UPPER = re.compile(r"(?<!\\)[A-Z]")
 _SEP = r"[\s,，。.!！?？~～、…;；:：\-]*"
 _APOSTROPHES = str.maketrans("", "", "'’‘`´")
 _SPACES = re.compile(r"\s+")
+_WORD_REF = re.compile(r"\{\{([a-z_]+)\}\}")
+
+Check = Callable[[str], "str | None"]
 
 
 def normalize(text: str) -> str:
-    """NFKC, lower case, no apostrophes, single spaces, stripped (what rules see)."""
+    """NFKC, lower case, no apostrophes, single spaces, stripped (what every routing layer sees)."""
     text = unicodedata.normalize("NFKC", text).lower().translate(_APOSTROPHES)
     return _SPACES.sub(" ", text).strip()
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
-    """Messages are lower-cased before matching, so lower-case patterns need no
-    IGNORECASE (about 1.5x faster); a pattern with capitals still gets it."""
-    return re.compile(pattern, re.IGNORECASE if _UPPER.search(pattern) else 0)
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Messages are lower-cased before matching, so lower-case patterns need no IGNORECASE
+    (about 1.5x faster); a pattern with capitals still gets it. Always ``re.ASCII``."""
+    flags = re.ASCII | (re.IGNORECASE if _UPPER.search(pattern) else 0)
+    return re.compile(pattern, flags)
 
 
-def _alt(patterns: list[str] | str | None) -> str | None:
+def _alt(patterns: list[str] | tuple[str, ...] | str | None) -> str | None:
     if not patterns:
         return None
     if isinstance(patterns, str):
@@ -53,22 +74,39 @@ def _alt(patterns: list[str] | str | None) -> str | None:
 
 @dataclass(frozen=True)
 class Rule:
+    """One routing rule. ``keyword`` None: the rule is its ``check`` alone."""
+
     id: str
     intent: str
-    keyword: re.Pattern[str]
+    keyword: re.Pattern[str] | None
     negative: re.Pattern[str] | None = None
+    scene: str | None = None
+    interrupts: bool | tuple[str, ...] = True  # a tuple: the scenes whose open dialogue a hit ends
+    check: Check | None = None
+    source: str = "rules.yaml"
 
-    def matches(self, norm: str) -> bool:
-        """``norm`` must already be :func:`normalize`\\ d."""
-        if self.keyword.search(norm) is None:
+    def ends_dialogue_of(self, scene_id: str) -> bool:
+        return self.interrupts is True or (isinstance(self.interrupts, tuple) and scene_id in self.interrupts)
+
+    def matches(self, norm: str, text: str | None = None) -> bool:
+        """``norm`` must already be :func:`normalize`\\ d; ``text`` (the message as typed) goes to the check."""
+        if self.keyword is not None and self.keyword.search(norm) is None:
             return False
-        return self.negative is None or self.negative.search(norm) is None
+        if self.negative is not None and self.negative.search(norm) is not None:
+            return False
+        return self.check is None or bool(self.check(norm if text is None else text))
 
 
 @dataclass(frozen=True)
 class RuleHit:
     rule_id: str
     intent: str
+    scene: str | None = None
+    interrupts: bool | tuple[str, ...] = True
+    source: str = "rules.yaml"
+
+    def ends_dialogue_of(self, scene_id: str) -> bool:
+        return self.interrupts is True or (isinstance(self.interrupts, tuple) and scene_id in self.interrupts)
 
 
 @dataclass(frozen=True)
@@ -79,73 +117,162 @@ class RuleOutcome:
     detail: str
 
 
-def _compile_rule(entry: dict[str, Any], index: int) -> Rule:
+@dataclass(frozen=True)
+class OffTopicCategory:
+    """A kind of message that is clearly not about travel (coding, maths homework, …)."""
+
+    name: str
+    topic: str  # i18n key naming it in the reply
+    gate: bool  # True: the gate's first step may decide on it; False: reply wording only
+    pattern: re.Pattern[str]
+    negative: re.Pattern[str] | None
+    intents: tuple[str, ...] = ()
+    signal_veto: bool = True  # False: a travel word in the message does not veto it (加班申请)
+
+    def matches(self, norm: str) -> bool:
+        return self.pattern.search(norm) is not None and (self.negative is None or self.negative.search(norm) is None)
+
+
+class _Words:
+    def __init__(self, words: dict[str, Any]) -> None:
+        self.words = {k: _alt(v) or "(?!)" for k, v in (words or {}).items()}
+
+    def expand(self, pattern: str, where: str) -> str:
+        def sub(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name not in self.words:
+                raise ValueError(f"rules.yaml: {where} uses an undefined word list {{{{{name}}}}}")
+            return f"(?:{self.words[name]})"
+
+        return _WORD_REF.sub(sub, pattern)
+
+    def compile(self, patterns: Any, where: str) -> re.Pattern[str] | None:
+        alt = _alt(patterns)
+        if alt is None:
+            return None
+        expanded = self.expand(alt, where)
+        try:
+            return compile_pattern(expanded)
+        except re.error as exc:
+            raise ValueError(f"rules.yaml: {where}: bad regex: {exc}") from exc
+
+
+def _compile_rule(entry: dict[str, Any], index: int, words: _Words, checks: dict[str, Check]) -> Rule:
     rid = str(entry.get("id") or f"rule{index}")
     intent = entry.get("intent")
     if not is_known(intent) or intent == "unknown":
         raise ValueError(f"rules.yaml: rule {rid!r} has an unknown intent {intent!r}")
+    keyword: re.Pattern[str] | None
     if entry.get("only"):
-        words = _alt(entry["only"])
-        also = _alt(entry.get("also")) or "(?!)"
-        anyw = f"(?:{words})|(?:{also})"
+        only = words.expand(_alt(entry["only"]) or "", rid)
+        also = words.expand(_alt(entry.get("also")) or "(?!)", rid)
+        anyw = f"(?:{only})|(?:{also})"
         # at least one `only` word; `also` words may come before or after it
-        keyword = _compile(rf"^{_SEP}(?:(?:{also}){_SEP})*(?:{words})(?:{_SEP}(?:{anyw}))*{_SEP}$")
-    elif entry.get("keywords"):
-        keyword = _compile(_alt(entry["keywords"]) or "")
+        keyword = compile_pattern(rf"^{_SEP}(?:(?:{also}){_SEP})*(?:{only})(?:{_SEP}(?:{anyw}))*{_SEP}$")
     else:
-        raise ValueError(f"rules.yaml: rule {rid!r} needs `keywords` or `only`")
-    neg = _alt(entry.get("negative"))
-    return Rule(rid, intent, keyword, _compile(neg) if neg else None)
+        keyword = words.compile(entry.get("keywords"), rid)
+    check: Check | None = None
+    if entry.get("check"):
+        name = str(entry["check"])
+        if name not in checks:
+            raise ValueError(f"rules.yaml: rule {rid!r} names an unknown check {name!r}; known: {sorted(checks)}")
+        check = checks[name]
+    if keyword is None and check is None:
+        raise ValueError(f"rules.yaml: rule {rid!r} needs `keywords`, `only` or `check`")
+    return Rule(rid, intent, keyword, words.compile(entry.get("negative"), rid),
+                scene=entry.get("scene") or None, interrupts=_interrupts(entry.get("interrupts", True), rid), check=check)
+
+
+def _interrupts(value: Any, rid: str) -> bool | tuple[str, ...]:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError(f"rules.yaml: rule {rid!r}: interrupts must be true, false or a list of scene ids")
 
 
 class RuleSet:
-    """The compiled, ordered L1 rules."""
+    """The compiled rules: ordered L1 rules, switch phrases, off-topic categories, multi-intent markers."""
 
-    def __init__(self, rules: list[Rule], markers: re.Pattern[str] | None = None) -> None:
-        ids = [r.id for r in rules]
-        if len(set(ids)) != len(ids):
-            raise ValueError("rules.yaml: rule ids must be unique")
+    def __init__(self, rules: Iterable[Rule], markers: re.Pattern[str] | None = None,
+                 switch: re.Pattern[str] | None = None, off_topic: Iterable[OffTopicCategory] = ()) -> None:
         self.rules = tuple(rules)
+        ids = [r.id for r in self.rules]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"rule ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}")
         self.markers = markers
+        self.switch = switch
+        self.off_topic = tuple(off_topic)
+        self._by_id = {r.id: r for r in self.rules}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RuleSet":
-        rules = [_compile_rule(e, i) for i, e in enumerate(data.get("rules") or [])]
-        markers = _alt(data.get("multi_intent_markers"))
-        return cls(rules, _compile(markers) if markers else None)
+    def from_dict(cls, data: dict[str, Any], checks: dict[str, Check] | None = None) -> RuleSet:
+        if checks is None:
+            from navigo_core.intent.checks import CHECKS
+
+            checks = CHECKS
+        words = _Words(data.get("words") or {})
+        rules = [_compile_rule(e, i, words, checks) for i, e in enumerate(data.get("rules") or [])]
+        cats = []
+        for name, spec in (data.get("off_topic") or {}).items():
+            pattern = words.compile(spec.get("patterns"), f"off_topic.{name}")
+            if pattern is None or not spec.get("topic"):
+                raise ValueError(f"rules.yaml: off-topic category {name!r} needs `topic` and `patterns`")
+            cats.append(OffTopicCategory(name, str(spec["topic"]), bool(spec.get("gate", True)), pattern,
+                                         words.compile(spec.get("negatives"), f"off_topic.{name}"),
+                                         tuple(spec.get("intents") or ()), bool(spec.get("signal_veto", True))))
+        return cls(rules, words.compile(data.get("multi_intent_markers"), "multi_intent_markers"),
+                   words.compile(data.get("switch"), "switch"), cats)
 
     @classmethod
-    def from_yaml(cls, path: Path | str = RULES_FILE) -> "RuleSet":
+    def from_yaml(cls, path: Path | str = RULES_FILE) -> RuleSet:
         return cls.from_dict(yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+
+    def extended(self, first: Iterable[Rule]) -> RuleSet:
+        """This rule set with ``first`` (e.g. a plug-in scene's rules) ahead of its own rules."""
+        extra = tuple(first)
+        if not extra:
+            return self
+        return RuleSet(extra + self.rules, self.markers, self.switch, self.off_topic)
 
     def __len__(self) -> int:
         return len(self.rules)
+
+    def rule(self, rule_id: str) -> Rule:
+        return self._by_id[rule_id]
 
     def match(self, text: str) -> RuleHit | None:
         """The first rule that matches ``text`` (None: L1 misses). The hot path."""
         return self.check(text).hit
 
-    def check(self, text: str) -> RuleOutcome:
+    def check(self, text: str, norm: str | None = None) -> RuleOutcome:
         if not text or not text.strip():
             return RuleOutcome(None, "empty message")
-        norm = normalize(text)
-        first: Rule | None = None
-        for rule in self.rules:
-            if rule.matches(norm):
-                first = rule
-                break
+        norm = normalize(text) if norm is None else norm
+        first = next((r for r in self.rules if r.matches(norm, text)), None)
         if first is None:
             return RuleOutcome(None, "no rule matched")
         if self.markers is not None and first.intent != "greeting" and self.markers.search(norm):
-            others = sorted({r.intent for r in self.rules if r.intent not in (first.intent, "greeting") and r.matches(norm)})
+            others = sorted({r.intent for r in self.rules
+                             if r.intent not in (first.intent, "greeting") and r.matches(norm, text)})
             if others:
                 return RuleOutcome(None, f"several intents ({first.intent}, {', '.join(others)}): left to L3")
-        return RuleOutcome(RuleHit(first.id, first.intent), f"rule {first.id}")
+        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source)
+        return RuleOutcome(hit, f"rule {first.id}")
 
     def all_matches(self, text: str) -> list[Rule]:
         """Every rule that matches (for analysis and the Router lab), in priority order."""
         norm = normalize(text)
-        return [r for r in self.rules if r.matches(norm)]
+        return [r for r in self.rules if r.matches(norm, text)]
+
+    def is_switch(self, text: str) -> bool:
+        """True when the message clearly leaves the current dialogue ("never mind", "换个话题")."""
+        return self.switch is not None and bool(text) and self.switch.search(normalize(text)) is not None
+
+    def off_topic_category(self, text: str, *, gate_only: bool = False) -> OffTopicCategory | None:
+        """The first off-topic category matching ``text`` (only gate categories with ``gate_only``)."""
+        norm = normalize(text)
+        return next((c for c in self.off_topic if (c.gate or not gate_only) and c.matches(norm)), None)
 
 
 @lru_cache(maxsize=1)
@@ -154,4 +281,5 @@ def default_rules() -> RuleSet:
     return RuleSet.from_yaml(RULES_FILE)
 
 
-__all__ = ["RULES_FILE", "Rule", "RuleHit", "RuleOutcome", "RuleSet", "default_rules", "normalize"]
+__all__ = ["RULES_FILE", "OffTopicCategory", "Rule", "RuleHit", "RuleOutcome", "RuleSet", "compile_pattern",
+           "default_rules", "normalize"]

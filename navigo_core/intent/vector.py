@@ -25,6 +25,7 @@ from navigo_core.intent.models import Confidence
 from navigo_core.intent.taxonomy import DATA_DIR, is_known
 
 SEEDS_FILE = DATA_DIR / "seeds.yaml"
+TUNING_SEEDS_FILE = DATA_DIR / "seeds_tuning.yaml"  # generated: benchmarks/build_tuning_seeds.py
 THRESHOLDS_FILE = DATA_DIR / "thresholds.yaml"
 
 
@@ -35,11 +36,21 @@ class Seed:
     lang: str
 
 
-def load_seeds(path: Path | str = SEEDS_FILE) -> list[Seed]:
-    """The seed sentences, validated: known intents, ``en``/``zh`` only, no duplicates."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+def load_seeds(path: Path | str | None = None) -> list[Seed]:
+    """The seed sentences, validated: known intents, ``en``/``zh`` only, no duplicates.
+
+    ``path`` None: the hand-written ``seeds.yaml`` and the generated ``seeds_tuning.yaml``."""
+    paths = [Path(path)] if path is not None else [p for p in (SEEDS_FILE, TUNING_SEEDS_FILE) if p.is_file()]
     seeds: list[Seed] = []
     seen: set[str] = set()
+    for p in paths:
+        seeds += _load_one(p, seen)
+    return seeds
+
+
+def _load_one(path: Path, seen: set[str]) -> list[Seed]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    seeds: list[Seed] = []
     for intent, by_lang in data.items():
         if not is_known(intent):
             raise ValueError(f"{Path(path).name}: unknown intent {intent!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from navigo_core.applications import Application, ApplicationService, store_for, user_of
 from navigo_core.i18n import t
-from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
 
 
 def status_line(app: Application, lang: str) -> str:
@@ -39,14 +39,6 @@ SCENE = SceneDescriptor(
     label="application.scene.approval_label",
     signal_keywords=("approval", "审批"),
     ontology_fields=("number", "description"),
-    gate=GateRule(
-        patterns=(
-            r"\bapprov(?:al|ed)\b.{0,30}\b(?:status|trip|application|request|yet)\b|\b(?:has|is|was)\b.{0,30}\b(?:trip|application|request)\b.{0,20}\bapproved\b",
-            r"\bwhere is my (?:travel )?approval\b",
-            r"审批(?:进度|状态|结果|到哪|情况|了吗|通过)|(?:出差|差旅|申请).{0,8}(?:批了吗|批下来|通过了吗|审批了吗|被拒)|谁.{0,4}审批",
-        ),
-        negatives=(r"报销|\breimburs",),
-    ),
     route=SceneRoute(intents=("approval_query",)),
     handler=handle,
     priority=16,

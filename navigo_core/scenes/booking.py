@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from navigo_core.i18n import t
-from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
 from navigo_core.understand import normalize_text, parse_request
 
 GOOGLE_FLIGHTS = "https://www.google.com/travel/flights?q={q}"
@@ -93,18 +93,7 @@ SCENE = SceneDescriptor(
     label="booking.label",
     signal_keywords=("book a flight", "book a hotel", "订机票", "订酒店", "订火车票"),
     ontology_fields=("origin", "destination", "date"),
-    gate=GateRule(
-        patterns=(
-            r"\b(?:book|reserve)\s+(?:me\s+)?(?:a\s+|an\s+|the\s+|my\s+)?(?:\w+\s+)?(?:flight|flights|plane ticket|train|train ticket|hotel|room)s?\b",
-            r"\bmake a (?:hotel |flight )?(?:booking|reservation)\b",
-            # "帮我订一张去北京的机票" stays a flight search (trip planning); explicit 预订/下单 is booking
-            r"(?:预订|预定|订购|下单)(?:一张|张|个|一个|一间|间)?[^，。,?？]{0,10}?(?:机票|火车票|高铁票|动车票|车票|酒店|宾馆|房间)",
-            r"(?:帮我|给我|我要|我想|请|帮忙)订(?:个|一个|一间|间)?[^，。,?？]{0,8}?(?:酒店|宾馆|房间)",
-        ),
-        negatives=(r"报销|reimburse", r"\bcancel\b|取消|退票|改签", r"\bhow (?:far|many days) (?:ahead|in advance)\b|提前(?:几|多少)天|提前多久",
-                   r"标准|上限|\bcap\b|\ballowance\b|\bpolicy\b"),
-    ),
-    route=SceneRoute(intents=("booking",)),
+    route=SceneRoute(intents=("booking", "flight_search", "train_search", "hotel_search")),
     handler=handle,
     priority=26,
     capability="booking.capability",

@@ -364,6 +364,9 @@ class GateContext:
     registry: SceneRegistry | None = None
     store: Any | None = None  # the app's Store, for scenes that keep records (applications, claims)
     user: str | None = None  # the traveller the conversation belongs to (None: the default user)
+    # what the conversation is about so far, e.g. {"application": "TA-2026-0001"} once one was drafted or
+    # named: "改到下周" in that thread changes that application
+    subject: dict[str, Any] = field(default_factory=dict)
     decision: GateDecision | None = None  # set by run_scene for the handler (why it was chosen)
 
     def __post_init__(self) -> None:

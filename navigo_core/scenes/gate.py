@@ -30,16 +30,16 @@ ran, the latency, and a per-step trace. Pages call :func:`handle_message` (or
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import replace
 from typing import Any
 
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
-from navigo_core.intent.models import IntentResult
+from navigo_core.intent.models import IntentResult, LayerTrace
+from navigo_core.intent.router import rule_answer
+from navigo_core.intent.rules import RuleHit, default_rules, normalize
 from navigo_core.scenes.descriptor import (
-    GATE_FLAGS,
     ActiveFlow,
     GateContext,
     GateDecision,
@@ -50,14 +50,6 @@ from navigo_core.scenes.descriptor import (
     WeatherProvider,
 )
 
-# Phrases that leave an active flow ("cancel that", "never mind", "换个话题").
-_SWITCH = re.compile(
-    r"^\W*(?:cancel|stop|quit|exit|never ?mind|forget (?:it|that)|start over|reset)\b"
-    r"|\b(?:something else|another (?:question|topic)|change (?:the )?(?:topic|subject)|new (?:question|topic))\b"
-    r"|^\W*(?:算了|取消|不用了|不要了|停止|退出|重新开始|重来)"
-    r"|换个(?:话题|问题)|问(?:点|个)别的|说点别的|另一个问题",
-    GATE_FLAGS,
-)
 # Intents that do not make an unmatched message "on-topic" by themselves.
 _NOT_TOPICAL = frozenset({"unknown", "greeting"})
 
@@ -82,14 +74,15 @@ def _reason(step: GateStep, scene: SceneDescriptor, lang: str) -> str:
 
 
 def is_switch(message: str) -> bool:
-    """True when the message clearly leaves the current flow."""
-    return bool(_SWITCH.search(message or ""))
+    """True when the message clearly leaves the current flow (the ``switch`` section of the rules)."""
+    return default_rules().is_switch(message or "")
 
 
 def gate_classify(message: str, context: GateContext) -> GateDecision:
     """Decide which scene answers ``message``. See the module doc for the five steps."""
     started = time.perf_counter()
     registry = context.scenes()
+    rules = registry.rules()
     text = (message or "").strip()
     lang = context.lang_for(text)
     trace: list[StepTrace] = []
@@ -112,30 +105,26 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
 
     if not text:
         return fallback("empty message")
+    norm = normalize(text)
 
     # (1) off-topic gate
     t0 = time.perf_counter()
-    signal = registry.signal_hit(text)
-    for scene in registry.off_topic_scenes():
-        hit = scene.gate.match(text)
-        if hit and not signal:
-            trace.append(StepTrace(step="off_topic", hit=True, detail=hit, latency_ms=_ms(t0)))
-            return decide("off_topic", scene, hit)
-        if hit:
-            trace.append(StepTrace(step="off_topic", hit=False, detail=f"vetoed by signal {signal!r} ({hit})",
-                                   latency_ms=_ms(t0)))
-            break
-    else:
-        trace.append(StepTrace(step="off_topic", hit=False, latency_ms=_ms(t0)))
+    signal = registry.signal_hit(norm)
+    off_scene = next(iter(registry.off_topic_scenes()), None)
+    category = rules.off_topic_category(norm, gate_only=True) if off_scene is not None else None
+    if category is not None and (not signal or not category.signal_veto) and off_scene is not None:
+        trace.append(StepTrace(step="off_topic", hit=True, detail=f"category {category.name}", latency_ms=_ms(t0)))
+        return decide("off_topic", off_scene, f"category {category.name}")
+    trace.append(StepTrace(step="off_topic", hit=False, latency_ms=_ms(t0),
+                           detail=f"vetoed by signal {signal!r} (category {category.name})" if category else ""))
 
-    # rule hits are needed by the resume gate (a hit on another scene is a switch) and step 3
+    # the rules (L1) run once: the resume gate needs the hit (a hit for another scene is a switch)
     t0 = time.perf_counter()
-    rule_hit: tuple[SceneDescriptor, str] | None = None
-    for scene in registry.rule_scenes():
-        hit = scene.gate.match(text)
-        if hit:
-            rule_hit = (scene, hit)
-            break
+    outcome = rules.check(text, norm)
+    hit = outcome.hit
+    hit_scene = None
+    if hit is not None:
+        hit_scene = registry.find(hit.scene) if hit.scene else registry.scene_for_intent(hit.intent)
     rule_ms = _ms(t0)
 
     # (2) resume gate
@@ -146,12 +135,13 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
         if owner is None:
             trace.append(StepTrace(step="resume", hit=False, detail=f"no resumable scene owns flow {flow.flow_id!r}",
                                    latency_ms=_ms(t0)))
-        elif is_switch(text):
+        elif rules.is_switch(norm):
             left_flow = flow.flow_id
             trace.append(StepTrace(step="resume", hit=False, detail="switch phrase", latency_ms=_ms(t0)))
-        elif rule_hit is not None and rule_hit[0].scene_id != owner.scene_id and rule_hit[0].gate.interrupts:
+        elif (hit is not None and hit_scene is not None and hit_scene.scene_id != owner.scene_id
+              and hit.ends_dialogue_of(owner.scene_id)):
             left_flow = flow.flow_id
-            trace.append(StepTrace(step="resume", hit=False, detail=f"switch: rule of {rule_hit[0].scene_id}",
+            trace.append(StepTrace(step="resume", hit=False, detail=f"switch: rule {hit.rule_id}",
                                    latency_ms=_ms(t0)))
         else:
             trace.append(StepTrace(step="resume", hit=True, detail=flow.flow_id, latency_ms=_ms(t0)))
@@ -159,15 +149,23 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
     else:
         trace.append(StepTrace(step="resume", hit=False, detail="no active flow", latency_ms=_ms(t0)))
 
-    # (3) rule gates
-    if rule_hit is not None:
-        trace.append(StepTrace(step="rule", hit=True, detail=f"{rule_hit[0].scene_id}: {rule_hit[1]}", latency_ms=rule_ms))
-        return decide("rule", rule_hit[0], rule_hit[1])
-    trace.append(StepTrace(step="rule", hit=False, latency_ms=rule_ms))
+    # (3) rules
+    if hit is not None:
+        intent = _rule_result(hit, lang, rule_ms)
+        if hit_scene is not None:
+            trace.append(StepTrace(step="rule", hit=True, detail=f"{hit.rule_id} -> {hit_scene.scene_id}",
+                                   latency_ms=rule_ms))
+            return decide("rule", hit_scene, hit.rule_id)
+        trace.append(StepTrace(step="rule", hit=False, detail=f"{hit.rule_id}: no scene serves {hit.intent}",
+                               latency_ms=rule_ms))
+    else:
+        trace.append(StepTrace(step="rule", hit=False, detail=outcome.detail, latency_ms=rule_ms))
 
-    # (4) intent router
+    # (4) intent router (its L2 and L3; its L1 is the rules above)
     t0 = time.perf_counter()
-    if context.router is None:
+    if hit is not None:
+        pass  # the rules decided the intent; no scene serves it: on to (5)
+    elif context.router is None:
         trace.append(StepTrace(step="intent", hit=False, detail="no router", latency_ms=0.0))
     else:
         try:
@@ -176,9 +174,11 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
             trace.append(StepTrace(step="intent", hit=False, detail=f"router failed: {type(exc).__name__}: {exc}",
                                    latency_ms=_ms(t0)))
         else:
+            answered = bool(intent.trace) and intent.trace[-1].hit  # the offline L3 answers without deciding
             codes = [intent.primary_intent] + [i.intent for i in intent.intents if i.intent != intent.primary_intent]
+            codes = codes if answered else [c for c in codes if c != "unknown"]
             for code in codes:
-                scene = next((s for s in registry.scenes() if s.route.accepts(code, text)), None)
+                scene = registry.scene_for_intent(code)
                 if scene is not None:
                     trace.append(StepTrace(step="intent", hit=True, detail=f"{code} -> {scene.scene_id}",
                                            latency_ms=_ms(t0)))
@@ -186,6 +186,8 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
             trace.append(StepTrace(step="intent", hit=False, detail=f"no scene for {codes}", latency_ms=_ms(t0)))
 
     # (5) model route, else fallback
+    if hit is not None:  # a rule knew the intent, but no scene does it: say what can be done
+        return fallback(f"no scene serves {hit.intent}")
     topical = intent is not None and intent.primary_intent not in _NOT_TOPICAL
     model = registry.model_scene()
     if model is not None and (topical or signal):
@@ -194,6 +196,15 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
         return decide("model", model, detail)
     trace.append(StepTrace(step="model", hit=False, detail="not on-topic" if model else "no model scene"))
     return fallback("nothing matched")
+
+
+def _rule_result(hit: RuleHit, lang: str, ms: float) -> IntentResult:
+    """The IntentResult of a rule hit (what the router's L1 would say)."""
+    answer = rule_answer(hit, lang)
+    return IntentResult(intents=answer.intents, primary_intent=answer.primary_intent, multi_intent=False,
+                        overall_reason=answer.overall_reason, source="rule", score=1.0, latency_ms={"L1": ms},
+                        trace=[LayerTrace(layer="L1", hit=True, intent=hit.intent, score=1.0, latency_ms=ms,
+                                          detail=f"rule {hit.rule_id}")], lang=lang)
 
 
 def run_scene(decision: GateDecision, message: str, context: GateContext) -> SceneReply:

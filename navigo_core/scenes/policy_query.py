@@ -21,7 +21,6 @@ from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import (
     ActiveFlow,
     GateContext,
-    GateRule,
     SceneDescriptor,
     SceneReply,
     SceneRoute,
@@ -217,27 +216,8 @@ SCENE = SceneDescriptor(
     label="policy.label",
     signal_keywords=("travel policy", "差旅政策", "住宿标准", "餐补", "allowance"),
     ontology_fields=("topic", "city", "grade"),
-    gate=GateRule(
-        patterns=(
-            r"\b(?:travel|expense|company) polic(?:y|ies)\b",
-            r"\b(?:hotel|lodging|accommodation|room)\s+(?:cap|limit|allowance|budget limit)\b",
-            r"\b(?:meal|food|transport|taxi|daily)\s+(?:allowance|cap|limit)\b|\bper diem\b",
-            r"\ballowance\b.*\b(?:in|for)\b",
-            r"\b(?:can|may|am) i (?:allowed to )?(?:fly|book|take|travel) (?:in )?(?:business|first|premium|economy)",
-            r"\bwhich (?:cabin|class|seat)\b.*\b(?:allowed|entitled|can i)\b|\bentitled to\b",
-            r"\bhow (?:far|many days) (?:ahead|in advance)\b.*\bbook|\bbook\w*\b.*\bhow (?:far|many days) (?:ahead|in advance)\b",
-            r"差旅(?:政策|标准|规定|制度)|出差(?:标准|规定|政策)",
-            r"(?:住宿|酒店|住酒店|餐补|餐费|伙食|交通补贴|出差补贴|补贴)(?:的)?(?:标准|上限|限额|额度|是多少|多少钱|有多少)",
-            r"(?:能|可以|可不可以|能不能|允许)(?:坐|乘坐|订|买|飞)(?:一等座|二等座|商务座|公务舱|商务舱|头等舱|经济舱|超级经济舱)",
-            r"提前(?:几|多少)天(?:订|预订|申请)|(?:要|需要|须|得)提前多久",
-        ),
-        negatives=(r"报销|reimburse", r"\bplan (?:a|my|the)\b|规划|行程安排"),
-    ),
     # the policy_query intent also covers visa/entry rules: only travel-policy words map here
-    route=SceneRoute(intents=("policy_query",), intent_keywords=(
-        r"^(?!.*(?:\bvisas?\b|签证|入境|\bentry\b))(?=.*(?:\ballowances?\b|\bcaps?\b|\blimit|\bpolic(?:y|ies)\b|\bcabin\b"
-        r"|\bbusiness class\b|\bfirst class\b|\bseats?\b|\bper diem\b|\bin advance\b|\bahead\b|\bentitled\b"
-        r"|标准|上限|限额|补贴|餐补|舱|座|提前|政策|规定))",)),
+    route=SceneRoute(intents=("policy_query",)),
     handler=handle,
     can_resume=True,
     flow_id=FLOW_ID,

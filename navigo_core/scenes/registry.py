@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from navigo_core.intent.rules import Rule, RuleSet, default_rules
 from navigo_core.scenes.descriptor import GATE_FLAGS, GateMode, RouteKind, SceneDescriptor, keyword_regex
 
 PACKAGE = "navigo_core.scenes"
@@ -43,6 +44,7 @@ class SceneRegistry:
         self._discovered: set[str] = set()
         self._version = 0
         self._signal_cache: tuple[int, re.Pattern[str] | None] = (-1, None)
+        self._rules_cache: tuple[int, RuleSet | None] = (-1, None)
 
     # --- registration ---------------------------------------------------------
 
@@ -192,6 +194,38 @@ class SceneRegistry:
 
     def fallback_scene(self) -> SceneDescriptor | None:
         return next((s for s in self.scenes() if s.fallback), None)
+
+    def scene_rules(self) -> list[Rule]:
+        """The rules that scenes from outside the package bring (their ``GateRule``), in
+        scene priority order, as rules of the one rule system (same matching, same
+        normalisation). The package's own scenes bring none: their rules are in
+        ``intent/data/rules.yaml``."""
+        out: list[Rule] = []
+        for scene in self.scenes():
+            gate = scene.gate
+            if gate.mode is not GateMode.CHOICE or not gate.active:
+                continue
+            keyword = re.compile("|".join(f"(?:{p})" for p in gate.patterns), GATE_FLAGS) if gate.patterns else None
+            negative = re.compile("|".join(f"(?:{p})" for p in gate.negatives), GATE_FLAGS) if gate.negatives else None
+            intent = scene.route.intents[0] if scene.route.intents else "unknown"
+            out.append(Rule(f"{scene.scene_id}.gate", intent, keyword, negative, scene=scene.scene_id,
+                            interrupts=bool(gate.interrupts), check=gate.matcher,
+                            source=self._sources.get(scene.scene_id) or scene.scene_id))
+        return out
+
+    def rules(self) -> RuleSet:
+        """The one rule set the gate runs: scene-brought rules first, then ``rules.yaml``."""
+        with self._lock:
+            version, rules = self._rules_cache
+            if version == self._version and rules is not None:
+                return rules
+            rules = default_rules().extended(self.scene_rules())
+            self._rules_cache = (self._version, rules)
+            return rules
+
+    def scene_for_intent(self, intent: str) -> SceneDescriptor | None:
+        """The first scene, by priority, that declares ``intent``."""
+        return next((s for s in self.scenes() if intent in s.route.intents), None)
 
     def signal_pattern(self) -> re.Pattern[str] | None:
         """One regex of every on-topic scene's ``signal_keywords`` (off-topic scenes excluded)."""

@@ -13,7 +13,7 @@ from datetime import date
 from navigo_core.applications import ApplicationService, policy_and_grade, store_for, user_of
 from navigo_core.expenses import check_items, parse_expense_text
 from navigo_core.i18n import t
-from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
 
 
 def handle(message: str, context: GateContext) -> SceneReply:
@@ -55,10 +55,6 @@ SCENE = SceneDescriptor(
     label="expense.scene.label",
     signal_keywords=("reimbursement", "expense claim", "报销", "报账"),
     ontology_fields=("date", "city", "category", "amount", "currency"),
-    gate=GateRule(
-        patterns=(r"\breimburs(?:e|ement|ing)\b|\bexpense (?:claim|report)s?\b|\bclaim (?:my |an? |the )?(?:expenses?|taxi|meal|hotel)",
-                  r"报销|报账|贴票"),
-    ),
     route=SceneRoute(intents=("reimbursement",)),
     handler=handle,
     priority=13,

@@ -11,15 +11,12 @@ the resume gate sends it here).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import (
-    GATE_FLAGS,
     ActiveFlow,
     GateContext,
-    GateRule,
     SceneDescriptor,
     SceneReply,
     SceneRoute,
@@ -85,58 +82,12 @@ def handle(message: str, context: GateContext) -> SceneReply:
     )
 
 
-# --- gate ----------------------------------------------------------------------------
-
-_STRONG = re.compile(
-    r"\S\s*(?:→|->|=>|⟶|➔|➡|➝|⇒)\s*\S"
-    r"|\bfrom\b.{1,60}?\bto\b.{1,80}?\b(?:via|through|stopping (?:at|in|by)|passing (?:through|by)|with stops?)\b"
-    r"|\bfrom\b.{1,60}?\b(?:via|through|stopping (?:at|in|by)|passing (?:through|by))\b.{1,80}?\b(?:to|back to|end(?:ing)? (?:at|in))\b"
-    r"|\bstart(?:ing)? (?:at|in|from)\b.{1,60}?\bend(?:ing)? (?:at|in)\b"
-    r"|\b(?:visit(?:ing)?|from)\b.{1,80}?\b(?:from|via|through)\b.{1,60}?\b(?:and|then) (?:come |go |head |drive )?back\b"
-    r"|\b(?:best|optimal|shortest|fastest) (?:order|sequence) (?:of|for) (?:the )?(?:stops|places|visits|cities)\b"
-    r"|\bwaypoints?\b"
-    r"|(?:途经|途径|经过|经由|路过).{1,40}?(?:到|至|去|前往|抵达|回到|返回|终点)"
-    r"|(?:从|由).{1,20}?(?:出发|到|至|去|前往).{0,30}?(?:途经|途径|经过|经由|路过|" + _CJK_STOP_MARK + r")"
-    r"|(?:从|由).{1,20}?" + _CJK_STOP_MARK + r".{1,40}?(?:到|至|去|前往|抵达|回到)"
-    r"|[^\s,，。]{1,15}(?:到|至|去)[^\s,，。]{1,15}[,，]?\s*(?:途经|途径|经过|经由|路过)"
-    r"|\bfrom\b.{1,60}?\bto\b.{1,60}?\bthen\b.{0,20}?\bto\b"
-    r"|(?:起点|出发地).{1,20}?(?:终点|目的地)",
-    GATE_FLAGS,
-)
-_WEAK = re.compile(
-    r"\b(?:plan|optimi[sz]e|find|show|make|build|create|calculate|compute|get|give me)\b.{0,30}\b(?:route|routes|path|directions)\b"
-    r"|\broutes?\b.{0,40}\b(?:from|via|through|between)\b"
-    r"|\b(?:directions|how (?:do|can) i (?:get|drive)|drive|driving)\b.{0,20}\bfrom\b.{1,60}?\bto\b"
-    r"|路线|线路|导航|路径规划|怎么走|怎么开车去|顺路"
-    r"|(?:从|由).{1,20}?出发.{0,30}?(?<![日号月\d])(?:到|至|去|前往|回到)"
-    r"|(?:从|由)[^,，。]{1,15}?(?:到|至|去)[^,，。]{1,15}?(?:怎么走|怎么去|开车|自驾|驾车)",
-    GATE_FLAGS,
-)
-_NEGATIVE = re.compile(
-    r"\b(?:trips?|itinerar(?:y|ies)|vacations?|holidays?|hotels?|flights?|visas?|weather|forecast)\b"
-    r"|\b(?:budget|adults?|kids?|children)\b"
-    r"|出差|旅行|旅游|之旅|行程|度假|酒店|住宿|机票|航班|火车票|高铁票|签证|报销|审批|天气|预算|大人|小孩",
-    GATE_FLAGS,
-)
-
-
-def _gate(text: str) -> str | None:
-    m = _STRONG.search(text)
-    if m:
-        return "strong route structure"
-    m = _WEAK.search(text)
-    if m and not _NEGATIVE.search(text):
-        return "route words"
-    return None
-
-
 SCENE = SceneDescriptor(
     scene_id="route_planning",
     label="scene.route_planning.label",
     signal_keywords=("route", "directions", "waypoint", "navigation", "detour", "路线", "线路", "导航", "途经", "路径",
                      "绕路"),
     ontology_fields=("origin", "destination", "stops", "strategy"),
-    gate=GateRule(matcher=_gate),
     route=SceneRoute(intents=()),
     handler=handle,
     can_resume=True,

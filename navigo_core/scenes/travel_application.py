@@ -15,11 +15,11 @@ from datetime import date
 from navigo_core.applications import ApplicationService, card_text, policy_and_grade, store_for, user_of
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
+from navigo_core.intent.rules import default_rules, normalize
 from navigo_core.scenes.descriptor import (
     GATE_FLAGS,
     ActiveFlow,
     GateContext,
-    GateRule,
     SceneDescriptor,
     SceneReply,
     SceneRoute,
@@ -30,8 +30,7 @@ FLOW_ID = "travel_application"
 SUBMIT = re.compile(r"^\s*(?:(?:yes|ok|okay|confirm|please)[, ]*)*(?:submit|send)(?: it)?(?: please)?\s*[.!]?\s*$"
                     r"|^\s*(?:确认)?提交(?:吧|申请)?\s*[。!！]?\s*$|^\s*确认\s*$|^\s*(?:yes|ok|好的?|是的?)\s*[。.!！]?\s*$",
                     GATE_FLAGS)
-_SUBMIT_NUMBER = r"(?:submit|send|提交|送审)\D{0,12}TA-\d{4}-\d{4}|TA-\d{4}-\d{4}\D{0,8}(?:submit|提交|送审)"
-SUBMIT_NUMBER = re.compile(_SUBMIT_NUMBER, GATE_FLAGS)
+SUBMIT_RULE = "travel.submit_number"  # the rule (intent/data/rules.yaml) for "submit TA-2026-0001"
 NUMBER = re.compile(r"TA-\d{4}-\d{4}", GATE_FLAGS)
 LEAVE = re.compile(r"^\s*(?:cancel|stop|not now|later|no)\b|^\s*(?:取消|算了|先不|不用|稍后|不要)", GATE_FLAGS)
 
@@ -102,7 +101,7 @@ def handle(message: str, context: GateContext) -> SceneReply:
     flow = context.active_flow
     if flow is not None and flow.flow_id == FLOW_ID:
         return _continue(message, context, flow, lang)
-    if SUBMIT_NUMBER.search(message):  # "submit TA-2026-0001": a draft made elsewhere (e.g. from a plan)
+    if default_rules().rule(SUBMIT_RULE).matches(normalize(message)):  # "submit TA-2026-0001": a draft made elsewhere (e.g. from a plan)
         number = NUMBER.search(message).group(0).upper()  # type: ignore[union-attr]
         draft = ActiveFlow(flow_id=FLOW_ID, scene_id=SCENE.scene_id, slots={"number": number})
         return _continue("submit", context, draft, lang)
@@ -114,18 +113,6 @@ SCENE = SceneDescriptor(
     label="application.scene.label",
     signal_keywords=("travel application", "business trip", "出差申请", "差旅申请", "申请出差"),
     ontology_fields=("traveller", "purpose", "origin", "cities", "start_date", "end_date", "estimated_cost"),
-    gate=GateRule(
-        patterns=(
-            _SUBMIT_NUMBER,
-            r"\b(?:new|create|file|submit|make|start|draft|raise)\b.{0,20}\b(?:travel|business[- ]trip|trip) (?:application|request)s?\b",
-            r"\bapply (?:for )?(?:a )?(?:business )?(?:trip|travel)\b",
-            r"(?:申请|提交|填|发起|新建|创建|提)(?:一个|一份|个)?(?:出差|差旅)(?:申请|单)?|^(?:我要|我想|帮我|请)?申请.{0,40}出差|(?:出差|差旅)申请(?:单)?(?!.{0,6}(?:进度|状态|审批|批了|通过))",
-        ),
-        negatives=(
-            r"\b(?:cancel|withdraw|modify|change|status|approved|reimburs)",
-            r"取消|撤销|撤回|修改|改期|改到|改成|状态|进度|批了|通过了|审批到|报销|我的(?:出差|差旅)申请",
-        ),
-    ),
     route=SceneRoute(intents=("travel_application",)),
     handler=handle,
     can_resume=True,

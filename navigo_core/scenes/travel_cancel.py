@@ -6,16 +6,21 @@ a city) is read in the ``travel_cancel`` flow. Every cancellation is audited.
 
 from __future__ import annotations
 
-from navigo_core.applications import AmbiguousApplication, ApplicationService, store_for, user_of
+from navigo_core.applications import AmbiguousApplication, ApplicationService, extract_number, store_for, user_of
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
-from navigo_core.scenes.descriptor import ActiveFlow, GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.scenes.descriptor import ActiveFlow, GateContext, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.understand.places import find_places
 
 FLOW_ID = "travel_cancel"
 
 
-def pick(service: ApplicationService, message: str, owner: str, flow: ActiveFlow | None, flow_id: str):  # type: ignore[no-untyped-def]
-    """(application, original request text): the answer in a running flow narrows its candidates."""
+def pick(service: ApplicationService, message: str, owner: str, flow: ActiveFlow | None, flow_id: str,  # type: ignore[no-untyped-def]
+         subject: str | None = None):
+    """(application, original request text): the answer in a running flow narrows its candidates.
+
+    ``subject``: the application the conversation is about (its number); it is taken when the
+    message itself names no application that can be found (a bare "改到下周")."""
     if flow is not None and flow.flow_id == flow_id and flow.slots.get("candidates"):
         allowed = set(flow.slots["candidates"])
         found = [a for a in service.search(message, owner) if a.number in allowed]
@@ -24,6 +29,8 @@ def pick(service: ApplicationService, message: str, owner: str, flow: ActiveFlow
             return found[0], original
         cands = [service.get(n) for n in flow.slots["candidates"]]
         raise AmbiguousApplication("application.error.ambiguous", candidates=found or cands, query=message)
+    if subject and not extract_number(message) and not any(m.known for m in find_places(message)):
+        return service.get(subject), message
     return service.find(message, owner), message
 
 
@@ -41,7 +48,7 @@ def handle(message: str, context: GateContext) -> SceneReply:
     flow = context.active_flow
     request = str(flow.slots.get("request", message)) if flow is not None and flow.flow_id == FLOW_ID else message
     try:
-        app, request = pick(service, message, owner, flow, FLOW_ID)
+        app, request = pick(service, message, owner, flow, FLOW_ID, context.subject.get("application"))
         app = service.cancel(app.number, actor=owner)
     except AmbiguousApplication as exc:
         return ask_which(exc, SCENE.scene_id, FLOW_ID, request, lang)
@@ -57,13 +64,6 @@ SCENE = SceneDescriptor(
     label="application.scene.cancel_label",
     signal_keywords=("cancel trip", "取消出差"),
     ontology_fields=("number", "description"),
-    gate=GateRule(
-        patterns=(
-            r"\b(?:cancel|withdraw|call off)\b.{0,30}\b(?:trip|travel|application|request|TA-?\d{4})",
-            r"(?:取消|撤销|撤回|不去了).{0,12}(?:出差|差旅|申请|行程|TA-?\d{4})|(?:出差|差旅|申请|TA-?\d{4}-?\d{4}).{0,10}(?:取消|撤销|撤回)",
-        ),
-        negatives=(r"\b(?:ticket|booking|flight|hotel|order)\b", r"机票|酒店|订单|车票|预订"),
-    ),
     route=SceneRoute(intents=("travel_cancel",)),
     handler=handle,
     can_resume=True,

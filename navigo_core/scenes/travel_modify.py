@@ -15,7 +15,7 @@ from typing import Any
 from navigo_core.applications import AmbiguousApplication, ApplicationService, card_text, store_for, user_of
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
-from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
 from navigo_core.scenes.travel_cancel import ask_which, pick
 from navigo_core.understand import normalize_text, parse_dates
 from navigo_core.understand.places import find_places
@@ -65,7 +65,7 @@ def handle(message: str, context: GateContext) -> SceneReply:
     flow = context.active_flow
     request = str(flow.slots.get("request", message)) if flow is not None and flow.flow_id == FLOW_ID else message
     try:
-        app, request = pick(service, message, owner, flow, FLOW_ID)
+        app, request = pick(service, message, owner, flow, FLOW_ID, context.subject.get("application"))
         changes = parse_changes(request.replace(app.number, " "), today=date.today())
         if "start_date" in changes and "end_date" not in changes and app.start_date and app.end_date:
             changes["end_date"] = changes["start_date"] + (app.end_date - app.start_date)  # keep the length
@@ -88,14 +88,6 @@ SCENE = SceneDescriptor(
     label="application.scene.modify_label",
     signal_keywords=("change trip", "修改出差"),
     ontology_fields=("number", "description", "start_date", "end_date", "cities", "purpose"),
-    gate=GateRule(
-        patterns=(
-            r"\b(?:change|modify|move|reschedule|postpone|extend|update|amend)\b.{0,30}\b(?:trip|application|request|TA-?\d{4})",
-            r"(?:修改|改期|更改|变更|调整|推迟|提前|延期|延长).{0,12}(?:出差|差旅|申请|TA-?\d{4})"
-            r"|(?:出差|差旅|申请|TA-?\d{4}-?\d{4}).{0,12}(?:改到|改为|改成|改去|推迟|提前|延期|延长|修改|改期|事由改)",
-        ),
-        negatives=(r"\b(?:ticket|booking|flight|hotel|order)\b", r"机票|酒店|订单|车票|改签"),
-    ),
     route=SceneRoute(intents=("travel_modify",)),
     handler=handle,
     can_resume=True,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from navigo_core.applications import ApplicationService, card_text, store_for, user_of
 from navigo_core.i18n import t
 from navigo_core.scenes.approval_query import status_line
-from navigo_core.scenes.descriptor import GateContext, GateRule, SceneDescriptor, SceneReply, SceneRoute
+from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
 
 
 def handle(message: str, context: GateContext) -> SceneReply:
@@ -39,14 +39,6 @@ SCENE = SceneDescriptor(
     label="application.scene.order_label",
     signal_keywords=("my applications", "出差单", "差旅单"),
     ontology_fields=("number", "description"),
-    gate=GateRule(
-        patterns=(
-            r"\b(?:show|list|view|see|check|what are)\b.{0,15}\bmy (?:travel |business[- ]trip )?(?:applications|requests|travel orders)\b",
-            r"\bdetails? of (?:my )?(?:application|TA-?\d{4})",
-            r"(?:查看|查询|看看|列出|查一下|查)?我的(?:出差|差旅)(?:申请|单|订单)(?!.{0,6}(?:批|审批|通过|取消|撤销|修改|改))|出差单详情|差旅单详情|(?:查看|查询)TA-?\d{4}",
-        ),
-        negatives=(r"报销|\breimburs", r"\bcancel|\bchange|\bmodify|\bapprov"),
-    ),
     route=SceneRoute(intents=("travel_order_query",)),
     handler=handle,
     priority=17,

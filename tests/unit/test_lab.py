@@ -46,7 +46,7 @@ def test_explain_runs_every_layer_and_records_one_event(tmp_path) -> None:  # ty
     info = explain_message(router, ctx, "帮我订一张明天去北京的机票")
     assert [t.layer for t in info["layers"]] == ["L1", "L2", "L3"]
     assert info["intent"] == "flight_search" and info["source"] == "rule"
-    assert info["scene"] == "trip_planning"
+    assert info["scene"] == "booking"
     assert store.events.count() == 1
     rows = batch_rows(router, ctx, [{"text": "hi", "intent": "greeting"}, {"text": "你好", "intent": "flight_search"}])
     assert [r["correct"] for r in rows] == [True, False]

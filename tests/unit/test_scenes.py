@@ -228,7 +228,7 @@ def test_resume_gives_way_to_a_clear_switch() -> None:
     for message in ("never mind", "算了，换个话题"):
         decision = decide(message, StubRouter("unknown"), active_flow=flow)
         assert decision.step != "resume" and decision.left_flow == "trip_plan"
-    assert is_switch("Cancel that") and is_switch("不用了") and not is_switch("杭州，三天")
+    assert is_switch("never mind that") and is_switch("不用了") and not is_switch("杭州，三天")
     # a finished flow, or one no resumable scene owns, is not resumed
     assert decide("3 people", active_flow=flow.model_copy(update={"done": True})).step != "resume"
     assert decide("3 people", active_flow="no_such_flow").step != "resume"
@@ -269,7 +269,8 @@ def test_rule_gate_beats_the_intent_router() -> None:
     router = StubRouter("itinerary_planning")
     decision = decide("plan a route from Shanghai to Hangzhou via Suzhou", router)
     assert (decision.step, decision.scene_id) == ("rule", "route_planning")
-    assert router.calls == [] and decision.intent is None
+    # the router is not asked; the decision carries the rule's intent
+    assert router.calls == [] and decision.intent is not None and decision.intent.source == "rule"
     # "hi, plan a route …" is not swallowed by the greeting rule (anchored)
     assert decide("hi, plan a route from A to B via C").scene_id == "route_planning"
 
@@ -290,16 +291,15 @@ def test_off_topic_beats_rule_gates() -> None:
 # --- step 4: intent router ------------------------------------------------------------------
 
 @pytest.mark.parametrize("message, codes, scene_id", [
-    ("heyyy what's up :)", ("greeting",), "greeting"),
-    ("嗨嗨，最近好吗", ("greeting",), "greeting"),
-    ("how humid does Singapore get in August", ("general_info",), "weather"),
-    ("三亚现在温度多少", ("general_info",), "weather"),
-    ("help me figure out what to do in Kyoto", ("itinerary_planning",), "trip_planning"),
-    ("查一下去北京的航班", ("flight_search",), "trip_planning"),
-    ("hotels near the Bund", ("hotel_search",), "trip_planning"),
-    ("上周出差的打车票据怎么处理", ("reimbursement",), "reimbursement"),
-    ("Any news on the sign-off for my trip?", ("approval_query",), "approval_query"),
-    ("tell me the visa policy and a hotel in Tokyo", ("policy_query", "hotel_search"), "trip_planning"),
+    # messages no rule takes: the router's intent picks the scene that declares it
+    ("heyyy :)", ("greeting",), "greeting"),
+    ("👋👋", ("greeting",), "greeting"),
+    ("sort out something nice for us", ("itinerary_planning",), "trip_planning"),
+    ("那个早一点的有吗", ("flight_search",), "booking"),
+    ("somewhere near the Bund", ("hotel_search",), "booking"),
+    ("上周的打车票据", ("reimbursement",), "reimbursement"),
+    ("any word from the boss?", ("approval_query",), "approval_query"),
+    ("Tokyo: the rules, and somewhere to sleep", ("general_info", "hotel_search"), "booking"),
 ])
 def test_intent_router_maps_intents_to_scenes(message: str, codes: tuple[str, ...], scene_id: str) -> None:
     router = StubRouter(*codes)
@@ -333,7 +333,7 @@ def test_model_route_takes_unmatched_on_topic_messages() -> None:
     assert (decision.step, decision.scene_id, decision.route) == ("model", "trip_planning", "model")
     assert decision.reason == t("scene.reason.model", "en", label=t("scene.trip_planning.label", "en"))
     # by a known intent no scene claims
-    decision, reply = handle_message("Do I need a visa for Japan?", ctx(StubRouter("policy_query")))
+    decision, reply = handle_message("Tokyo: the things to know", ctx(StubRouter("general_info")))
     assert (decision.step, decision.scene_id) == ("model", "trip_planning")
     assert reply.payload["handoff"] == "plan"
 
@@ -577,6 +577,7 @@ REASON_CASES: list[tuple[str, dict[str, Any]]] = [
     ("3 people", {"active_flow": ActiveFlow(flow_id="trip_plan")}), ("三个人", {"active_flow": "trip_plan"}),
     ("how humid is Singapore", {"router": StubRouter("general_info")}),
     ("我要报销", {"router": StubRouter("reimbursement")}),
+    ("那个早一点的有吗", {"router": StubRouter("flight_search")}), ("any word from the boss?", {"router": StubRouter("approval_query")}),
     ("I want a holiday", {"router": StubRouter("unknown")}), ("asdf", {"router": StubRouter("unknown")}),
     ("嗯", {}), ("", {}),
 ]
@@ -653,8 +654,8 @@ def _real_router_or_skip():
 @pytest.mark.parametrize("message, allowed", [
     ("你好", {"greeting"}),
     ("hello there", {"greeting"}),
-    ("帮我查一下下周去北京的机票", {"trip_planning"}),
-    ("I need a hotel in Shanghai for two nights", {"trip_planning"}),
+    ("帮我查一下下周去北京的机票", {"booking"}),
+    ("I need a hotel in Shanghai for two nights", {"booking"}),
     ("我要报销上周出差的打车费", {"reimbursement"}),
     ("从上海出发经过苏州、嘉兴到杭州的路线", {"route_planning"}),
     ("Write a Python function that sorts a list", {"off_topic"}),
@@ -669,7 +670,5 @@ def test_gate_with_the_real_offline_router(message: str, allowed: set[str]) -> N
 
 def test_dates_are_not_mistaken_for_a_route_destination() -> None:
     """"从上海出发，5月1日到5日" is a trip with dates, not a route to "5日"."""
-    from navigo_core.scenes.route_planning import _gate
-
-    assert _gate("帮我规划杭州之旅，从上海出发，5月1日到5日，两个大人，预算6000元") is None
-    assert _gate("从上海出发经过苏州、嘉兴到杭州的路线") is not None
+    assert decide("帮我规划杭州之旅，从上海出发，5月1日到5日，两个大人，预算6000元").scene_id == "trip_planning"
+    assert decide("从上海出发经过苏州、嘉兴到杭州的路线").scene_id == "route_planning"
