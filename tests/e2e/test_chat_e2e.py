@@ -115,3 +115,25 @@ def test_ambiguous_destination_quick_replies_in_the_chat(app_server: AppServer, 
     expect(messages.last).not_to_contain_text("matches several places")
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     assert offline_page.external == [], offline_page.external
+
+
+@pytest.mark.parametrize("message", ["I want to go to Kyoto in April", "我想五一去成都玩"])
+def test_a_trip_request_without_a_planning_verb_starts_the_trip_dialogue(
+        app_server: AppServer, offline_page: OfflinePage, message: str) -> None:
+    page = open_chat(app_server, offline_page)
+    send(page, message)
+    expect(captions(page).last).to_contain_text("scene trip_planning", timeout=30_000)
+    expect(captions(page).last).to_contain_text("Routed by a routing rule")
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def test_a_route_request_inside_the_trip_dialogue_switches_and_says_so(
+        app_server: AppServer, offline_page: OfflinePage) -> None:
+    page = open_chat(app_server, offline_page)
+    send(page, "I want to go to Kyoto in April")
+    expect(captions(page).last).to_contain_text("scene trip_planning", timeout=30_000)
+    send(page, "plan a route from Shanghai to Hangzhou via Suzhou")
+    expect(captions(page).last).to_contain_text("scene route_planning", timeout=30_000)
+    last = page.get_by_test_id("stChatMessage").last
+    expect(last).to_contain_text("I left trip planning for route planning")
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
