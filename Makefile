@@ -36,6 +36,8 @@ test-fast: $(VENV)/.dev
 bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_solver.py
 	$(PY) benchmarks/bench_upstream.py
+	@echo "L2 thresholds come from the repository's labelled sets; to recalibrate them:"
+	@echo "  $(PY) -m navigo_core intent calibrate --offline --encoder tfidf --min-precision 0.97 --data tests/data/intent_labelled.jsonl --data tests/data/business_intents.jsonl --data tests/data/out_of_scope.jsonl"
 	$(PY) benchmarks/bench_intent.py
 	$(PY) benchmarks/bench_security.py
 	$(PY) benchmarks/bench_planner.py

@@ -1,6 +1,6 @@
 """Write ``navigo_core/intent/data/seeds_tuning.yaml``: L2 seed sentences from the tuning sets.
 
-The tuning sets (``tests/data/routing_tune.jsonl``, ``routing_tune2.jsonl``) were written for
+The tuning sets (``tests/data/routing_tune*.jsonl``) were written for
 developing the rules; the sentences of theirs that no rule catches become L2 seeds, so the nearest-
 seed layer knows the indirect ways of saying a thing ("the Dalian thing is off, get rid of the form").
 Never run this on an evaluation set (``*_fresh.jsonl``, ``../shared/data``).
@@ -24,7 +24,7 @@ from navigo_core.intent.evaluate import load_labelled  # noqa: E402
 from navigo_core.intent.rules import default_rules  # noqa: E402
 from navigo_core.intent.vector import SEEDS_FILE, load_seeds  # noqa: E402
 
-SOURCES = ("routing_tune.jsonl", "routing_tune2.jsonl")
+SOURCES = ("routing_tune.jsonl", "routing_tune2.jsonl", "routing_tune3.jsonl")
 OUT = SEEDS_FILE.with_name("seeds_tuning.yaml")
 
 
