@@ -15,6 +15,8 @@ from time import perf_counter
 from typing import Any
 
 from navigo_core.i18n import catalog, detect_lang, t
+from navigo_core.intent.classifier import NAME as CLASSIFIER
+from navigo_core.intent.classifier import ClassifierIndex
 from navigo_core.intent.encoders import EmbeddingsEncoder, TfidfEncoder
 from navigo_core.intent.llm_layer import LayerAnswer, LLMIntentLayer
 from navigo_core.intent.models import IntentItem, IntentResult, Layer, LayerTrace, Source
@@ -174,12 +176,18 @@ _embedding_indexes: dict[tuple[str, str], VectorIndex] = {}
 
 
 def offline_index() -> VectorIndex:
-    """The TF-IDF index over the seed corpus, fitted once per process (current thresholds attached)."""
+    """The offline L2: the intent classifier trained on the seeds and the labelled examples, once per
+    process (current thresholds attached)."""
     global _offline_index
     with _lock:
         if _offline_index is None:
-            _offline_index = VectorIndex.build(TfidfEncoder(ngram_range=(2, 4)), load_seeds())
-    return _offline_index.with_thresholds(load_thresholds()["tfidf"])
+            _offline_index = ClassifierIndex(load_seeds(), load_thresholds()[CLASSIFIER])
+    return _offline_index.with_thresholds(load_thresholds()[CLASSIFIER])
+
+
+def nearest_seed_index() -> VectorIndex:
+    """The TF-IDF nearest-seed index (the L2 before the classifier; kept for comparison)."""
+    return VectorIndex.build(TfidfEncoder(ngram_range=(2, 4)), load_seeds())
 
 
 def embeddings_index(client: Any, model: str) -> VectorIndex:

@@ -25,7 +25,7 @@ from navigo_core.intent.models import Confidence
 from navigo_core.intent.taxonomy import DATA_DIR, is_known
 
 SEEDS_FILE = DATA_DIR / "seeds.yaml"
-TUNING_SEEDS_FILE = DATA_DIR / "seeds_tuning.yaml"  # generated: benchmarks/build_tuning_seeds.py
+EXAMPLES_FILE = DATA_DIR / "examples.yaml"  # labelled user sentences (generated: benchmarks/build_l2_examples.py)
 THRESHOLDS_FILE = DATA_DIR / "thresholds.yaml"
 
 
@@ -39,8 +39,8 @@ class Seed:
 def load_seeds(path: Path | str | None = None) -> list[Seed]:
     """The seed sentences, validated: known intents, ``en``/``zh`` only, no duplicates.
 
-    ``path`` None: the hand-written ``seeds.yaml`` and the generated ``seeds_tuning.yaml``."""
-    paths = [Path(path)] if path is not None else [p for p in (SEEDS_FILE, TUNING_SEEDS_FILE) if p.is_file()]
+    ``path`` None: the hand-written ``seeds.yaml`` and the labelled ``examples.yaml``."""
+    paths = [Path(path)] if path is not None else [p for p in (SEEDS_FILE, EXAMPLES_FILE) if p.is_file()]
     seeds: list[Seed] = []
     seen: set[str] = set()
     for p in paths:
@@ -92,6 +92,7 @@ class EncoderThresholds(Band):
 
 DEFAULT_THRESHOLDS = {
     "tfidf": EncoderThresholds(threshold=0.6, high=0.75, medium=0.6),
+    "tfidf-lr": EncoderThresholds(threshold=0.5, high=0.8, medium=0.5),
     "embeddings": EncoderThresholds(threshold=0.75, high=0.85, medium=0.75),
 }
 
@@ -197,6 +198,7 @@ class VectorIndex:
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
+    "EXAMPLES_FILE",
     "SEEDS_FILE",
     "THRESHOLDS_FILE",
     "Band",

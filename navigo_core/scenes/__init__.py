@@ -1,8 +1,10 @@
 """Chat scenes and the single gate that picks one for each message.
 
 * :func:`gate_classify` ``(message, context) -> GateDecision`` — the only place
-  that decides routing: off-topic gate → resume gate → rule gates (by
-  priority) → intent router → model route / fallback (see ``gate.py``).
+  that decides routing, with the one rule system of ``intent/data/rules.yaml``:
+  off-topic → resume → rules → intent router → model route / fallback (see ``gate.py``).
+* :func:`classify` ``(text, *, lang=None) -> GateDecision`` — that decision with a fresh
+  default context (what a first message would get); measure routing through it.
 * :func:`handle_message` ``(message, context) -> (GateDecision, SceneReply)`` —
   gate, then the scene's handler; what the Chat page calls.
 * :func:`make_gate_context` — a :class:`GateContext` with the offline defaults.
@@ -11,8 +13,9 @@
 
 How to add a scene: create ``navigo_core/scenes/<name>.py`` defining a handler
 ``(message, context) -> SceneReply`` and ``SCENE = SceneDescriptor(...)`` with
-its gate rule, its intents, priority and (optionally) a capability line. No
-other file changes; see ``docs/ARCHITECTURE.md``.
+its intents, priority and (optionally) a capability line; its routing rules go to
+``intent/data/rules.yaml`` (``scene: <name>``). A scene from outside the package may
+bring a ``GateRule`` in its one file instead; see ``docs/ARCHITECTURE.md``.
 """
 
 from navigo_core.scenes.descriptor import (

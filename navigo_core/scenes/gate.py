@@ -1,31 +1,30 @@
 """``gate_classify``: the single decision point of the chat.
 
-Every message goes through the same five steps, in this order; the first that
-decides wins:
+Every routing rule is in the one rule system (``intent/data/rules.yaml``, read by
+:mod:`navigo_core.intent.rules`; scenes from other files add theirs through the registry).
+Every message goes through the same steps, in this order; the first that decides wins:
 
-1. **off_topic** — the off-topic scene's rule (coding, maths homework, stock
-   tips, recipes, … from ``off_topic_rules.yaml``) matches and no on-topic
-   signal keyword of any scene is present (conservative: any travel word
-   vetoes it).
-2. **resume** — ``context.active_flow`` names an unfinished flow of a scene
-   with ``can_resume``, and the message is not clearly a switch (a switch
-   phrase such as "never mind" / "算了", or another scene's rule gate).
-3. **rule** — each ``GateMode.CHOICE`` scene's :class:`GateRule`, by priority.
-4. **intent** — ``context.router.route(message)``; the primary intent (then the
-   others) is mapped to the first scene, by priority, whose
-   :class:`SceneRoute` accepts it. Router failures are recorded and skipped.
-5. **model** / **fallback** — when nothing matched: if the message is on-topic
-   (the router found a known intent other than ``unknown``/``greeting``, or a
-   scene's signal keyword is present) the scene whose route is ``model``
-   (trip planning: the LLM / clarification path) takes it; otherwise the
-   ``fallback`` scene (greeting, which answers an unclear message with a short
-   "here is what I can do" help). Unclear is not off-topic: the off-topic
-   reply is kept for messages that are clearly about something else.
+1. **off_topic** — an ``off_topic`` category of the rules matches and no on-topic signal keyword
+   of any scene is present (a category with ``signal_veto: false`` needs no such check).
+2. the rules run once (their hit is needed by the next two steps);
+3. **resume** — ``context.active_flow`` names an unfinished flow of a scene with ``can_resume``,
+   and the message is not clearly a switch (a ``switch`` phrase such as "never mind" / "算了", or a
+   rule hit for another scene that may end this scene's dialogue, see ``interrupts``).
+4. **rule** — the hit's scene: the rule's ``scene``, else the first scene (by priority) that
+   declares the rule's intent. A rule intent that no scene serves goes to the fallback help.
+5. **intent** — ``context.router.route(message)`` (its L2 and L3; its L1 is the same rules, which
+   missed); the primary intent (then the others) is mapped to the first scene, by priority, that
+   declares it. An answer no layer decided (the offline L3's ``unknown``) maps to nothing.
+   Router failures are recorded and skipped.
+6. **model** / **fallback** — when nothing matched: if the message is on-topic (the router found a
+   known intent other than ``unknown``/``greeting``, or a scene's signal keyword is present) the
+   scene whose route is ``model`` (trip planning) takes it; otherwise the ``fallback`` scene
+   (greeting, which answers an unclear message with a short "here is what I can do" help).
 
-The decision records the step, the scene, a user-facing reason in the
-user's language (never an internal id), the router's IntentResult when it
-ran, the latency, and a per-step trace. Pages call :func:`handle_message` (or
-``gate_classify`` then the scene's handler) and never route by themselves.
+The decision records the step, the scene, a user-facing reason in the user's language (never an
+internal id), the IntentResult (a rule hit's too), the latency, and a per-step trace. Pages call
+:func:`handle_message` (or ``gate_classify`` then :func:`run_scene`) and never route by themselves;
+:func:`classify` is the decision with a fresh default context (what benchmarks measure).
 """
 
 from __future__ import annotations

@@ -194,7 +194,7 @@ def test_seed_corpus_is_bilingual_for_every_intent() -> None:
 
 def test_no_seed_sentence_contradicts_an_l1_rule(rules: RuleSet) -> None:
     """L2 serves what the rules miss; where a rule does catch a seed, the two layers must agree."""
-    caught = [(s.text, s.intent, hit.rule_id) for s in load_seeds()
+    caught = [(s.text, s.intent, hit.rule_id) for s in load_seeds(SEEDS_FILE)  # the hand-written seeds
               if (hit := rules.match(s.text)) is not None and hit.intent != s.intent]
     assert caught == [], "a rule and a seed disagree; rephrase the seed or fix the rule"
 
@@ -274,11 +274,11 @@ def test_router_stops_at_the_first_hit_and_traces_each_layer_that_ran(router: In
     assert r1.source == "rule" and r1.score == 1.0 and [tr.layer for tr in r1.trace] == ["L1"]
     assert set(r1.latency_ms) == {"L1"} and r1.trace[0].detail == "rule book.flight"
 
-    r2 = router.route("帮我把这几张票据录进系统吧")
+    r2 = router.route("出差花的这些单据，帮我整理好交上去")
     assert r2.source == "vector" and r2.primary_intent == "reimbursement"
     assert [tr.layer for tr in r2.trace] == ["L1", "L2"] and not r2.trace[0].hit and r2.trace[1].hit
     assert set(r2.latency_ms) == {"L1", "L2"} and all(v >= 0 for v in r2.latency_ms.values())
-    assert "票据" in r2.trace[1].detail  # the nearest seed is in the trace, not in the reason
+    assert "单据" in r2.trace[1].detail  # the nearest seed is in the trace, not in the reason
 
     r3 = router.route("zxq blorp fnord")
     assert r3.source == "llm" and r3.primary_intent == "unknown" and [tr.layer for tr in r3.trace] == ["L1", "L2", "L3"]
@@ -344,7 +344,7 @@ def test_make_router_from_settings_is_offline_without_a_key_and_reuses_the_fitte
     settings = get_settings(llm_api_key="", intent_encoder="embeddings", llm_embedding_model="x")
     a = make_router(settings)
     b = make_router(settings)
-    assert a.l2 is not None and a.l2.encoder_name == "tfidf"  # no LLM client: falls back to TF-IDF
+    assert a.l2 is not None and a.l2.encoder_name == "tfidf-lr"  # no LLM client: the offline classifier
     assert a.l2.encoder is b.l2.encoder and not a.llm.online
 
 
@@ -353,7 +353,7 @@ def test_make_router_from_settings_is_offline_without_a_key_and_reuses_the_fitte
 def test_events_are_stored_without_text_by_default(tmp_path: Path) -> None:
     store = Store.from_url(f"sqlite:///{tmp_path / 'events.db'}")
     r = IntentRouter(default_rules(), offline_index(), store=store)
-    for text in ["hi", "帮我订一张明天去北京的机票", "帮我把这几张票据录进系统吧", "zxq blorp fnord"]:
+    for text in ["hi", "帮我订一张明天去北京的机票", "出差花的这些单据，帮我整理好交上去", "zxq blorp fnord"]:
         r.route(text)
     rows = store.events.recent()
     assert len(rows) == 4 and store.events.count() == 4
@@ -417,7 +417,7 @@ def test_calibration_picks_the_lowest_threshold_meeting_precision_and_out_of_sco
 
 def test_calibrate_keeps_the_targets_on_the_labelled_set(router: IntentRouter) -> None:
     res = calibrate(router, load_labelled(LABELLED))
-    assert res.encoder == "tfidf" and set(res.thresholds.by_lang) == {"en", "zh"}
+    assert res.encoder == "tfidf-lr" and set(res.thresholds.by_lang) == {"en", "zh"}
     assert (res.after.layers["L2"].precision or 1) >= 0.95 and (res.after.oos_rate or 0) <= 0.05
 
 
@@ -461,8 +461,8 @@ def test_cli_intent_calibrate_writes_thresholds_to_out(offline_env: None, tmp_pa
     out_file = tmp_path / "sub" / "thresholds.yaml"
     assert cli_main(["intent", "calibrate", "--data", str(LABELLED), "--out", str(out_file), "--offline"]) == 0
     written = yaml.safe_load(out_file.read_text(encoding="utf-8"))
-    assert 0 < written["tfidf"]["threshold"] <= 1 and set(written["tfidf"]["by_lang"]) == {"en", "zh"}
-    assert load_thresholds(out_file)["tfidf"].threshold == written["tfidf"]["threshold"]
+    assert 0 < written["tfidf-lr"]["threshold"] <= 1 and set(written["tfidf-lr"]["by_lang"]) == {"en", "zh"}
+    assert load_thresholds(out_file)["tfidf-lr"].threshold == written["tfidf-lr"]["threshold"]
     assert THRESHOLDS_FILE.read_bytes() == before  # the package's file is untouched
     assert str(out_file) in capsys.readouterr().out
 
