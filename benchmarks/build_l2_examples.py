@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 from navigo_core.intent.evaluate import load_labelled  # noqa: E402
 from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # noqa: E402
 
-SOURCES = ("routing_tune.jsonl", "routing_tune2.jsonl", "routing_tune3.jsonl", "out_of_scope_train.jsonl")
+SOURCES = ("routing_tune.jsonl", "routing_tune2.jsonl", "routing_tune3.jsonl", "routing_tune4.jsonl", "routing_tune5.jsonl",
+           "out_of_scope_train.jsonl")
 
 
 def main() -> None:

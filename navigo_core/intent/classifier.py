@@ -107,6 +107,11 @@ class ClassifierIndex(VectorIndex):
                                    band.confidence(score)))
         return out
 
+    def probabilities(self, text: str) -> dict[str, float]:
+        """The probability of every intent for ``text`` (the gate asks when two rules disagree)."""
+        proba = self._clf.predict_proba(self._vec.transform([text]))[0]
+        return {str(c): float(p) for c, p in zip(self._clf.classes_, proba)}
+
     def nearest(self, text: str, lang: str | None = None) -> VectorMatch:
         m = self._matches([text])[0]
         if lang and lang != m.lang:

@@ -260,6 +260,13 @@ class RuleSet:
         hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source)
         return RuleOutcome(hit, f"rule {first.id}")
 
+    def hits(self, text: str, norm: str | None = None) -> list[RuleHit]:
+        """Every matching keyword rule as a hit, in priority order (the gate weighs disagreeing ones).
+        Rules that need a parser check are left out: they are last in the list and cost a parse."""
+        norm = normalize(text) if norm is None else norm
+        return [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source) for r in self.rules
+                if r.check is None and r.matches(norm, text)]
+
     def all_matches(self, text: str) -> list[Rule]:
         """Every rule that matches (for analysis and the Router lab), in priority order."""
         norm = normalize(text)

@@ -123,7 +123,10 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
     hit = outcome.hit
     hit_scene = None
     if hit is not None:
+        hit, weighed = _weigh(hit, rules.hits(text, norm), registry, context.router, text)
         hit_scene = registry.find(hit.scene) if hit.scene else registry.scene_for_intent(hit.intent)
+        if weighed:
+            trace.append(StepTrace(step="rule", hit=False, detail=weighed))
     rule_ms = _ms(t0)
 
     # (2) resume gate
@@ -195,6 +198,33 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
         return decide("model", model, detail)
     trace.append(StepTrace(step="model", hit=False, detail="not on-topic" if model else "no model scene"))
     return fallback("nothing matched")
+
+
+def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text: str) -> tuple[RuleHit, str]:
+    """When rules for different scenes match one message (a long message names several things), the
+    first rule's guess is not final: the learned L2 layer picks the most probable of the rules'
+    candidates. Without such a layer, the first rule stands. Returns the hit and a trace line."""
+    def scene_of(h: RuleHit) -> str | None:
+        scene = registry.find(h.scene) if h.scene else registry.scene_for_intent(h.intent)
+        return scene.scene_id if scene is not None else None
+
+    by_scene: dict[str, RuleHit] = {}
+    for h in hits:
+        sid = scene_of(h)
+        if sid is not None and sid not in by_scene:
+            by_scene[sid] = h
+    proba = getattr(getattr(router, "l2", None), "probabilities", None)
+    if len(by_scene) < 2 or proba is None:
+        return first, ""
+    try:
+        p = proba(text)
+    except Exception:  # the weighing is optional: a failing L2 leaves the first rule
+        return first, ""
+    best = max(by_scene.values(), key=lambda h: p.get(h.intent, 0.0))
+    if p.get(best.intent, 0.0) <= p.get(first.intent, 0.0):
+        best = first
+    names = ", ".join(f"{h.rule_id} ({p.get(h.intent, 0.0):.2f})" for h in by_scene.values())
+    return best, f"rules disagree: {names}; the classifier prefers {best.rule_id}"
 
 
 def _rule_result(hit: RuleHit, lang: str, ms: float) -> IntentResult:
