@@ -23,6 +23,7 @@ from typing import Any
 from navigo_core.clarify import ClarifyAgent, ClarifyState, ClarifyStream, Turn, request_text
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import detect_lang, t
+from navigo_core.intent.rules import default_rules
 from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, gate_classify, run_scene
 from navigo_core.security import scan_input
 
@@ -98,6 +99,18 @@ def refusal_info(flags: list[str]) -> dict[str, Any]:
     """The caption data of a refusal by the risk guard."""
     return {"step": "refused", "scene": None, "by": "guard", "layer": "guard", "intent": None,
             "confidence": None, "latency_ms": 0.0, "reason": "", "flags": list(flags)}
+
+
+def _continues_topic(decision: GateDecision) -> bool:
+    """A rule that ends only some dialogues (``interrupts: [scenes]``, e.g. a bare "改到下周" after an
+    application was drafted) goes on with the same subject: no "I left …" note for it."""
+    if decision.step != "rule":
+        return False
+    try:
+        rule = default_rules().rule(decision.detail)
+    except KeyError:
+        return False
+    return isinstance(rule.interrupts, tuple)
 
 
 class ChatService:
@@ -196,7 +209,7 @@ class ChatService:
                 return self._clarify(thread_id, text, state, decision)
             scene_reply = run_scene(decision, text, context)
             reply_text = scene_reply.text
-            if decision.left_flow:
+            if decision.left_flow and not _continues_topic(decision):
                 reply_text = self._switch_note(decision, context) + "\n\n" + reply_text
             handoff = None
             if scene_reply.payload.get("handoff") == "route" and scene_reply.payload.get("route_request"):

@@ -56,11 +56,11 @@ class Settings(BaseSettings):
         description="How structured output is asked for: json_schema (native), json_object (schema in the prompt), "
         "or prompt (plain). auto picks per provider: json_object for DeepSeek and DashScope, else json_schema.",
     )
-    llm_embedding_model: str = Field("", description="Embeddings model for the L2 intent encoder. Empty: the offline TF-IDF encoder.")
+    llm_embedding_model: str = Field("", description="Embeddings model for the L2 intent layer (nearest seed). Empty: the offline classifier.")
 
     # --- intent routing ---
     intent_encoder: Literal["auto", "tfidf", "embeddings"] = Field(
-        "auto", description="L2 encoder: auto uses embeddings when LLM_EMBEDDING_MODEL and a key are set, else the offline TF-IDF encoder."
+        "auto", description="L2 layer: auto uses embeddings (nearest seed) when LLM_EMBEDDING_MODEL and a key are set, else the offline classifier (tfidf)."
     )
     intent_log_text: bool = Field(False, description="Store message text with routing events (off: only layer, intent, score, latency).")
 

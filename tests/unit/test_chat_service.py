@@ -289,6 +289,7 @@ def test_a_bare_change_modifies_the_application_of_the_thread(store, gate_contex
     assert reply.decision["scene"] == "travel_modify", reply.text
     after = apps.get(number)
     assert number in reply.text and after.start_date > before.start_date
+    assert not reply.text.startswith("（已离开")  # the same subject goes on: no switch note
 
 
 def test_a_booking_request_goes_to_booking_with_its_parsed_fields(store, gate_context) -> None:
