@@ -37,7 +37,7 @@ bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_solver.py
 	$(PY) benchmarks/bench_upstream.py
 	@echo "L2 thresholds come from the repository's labelled sets; to recalibrate them:"
-	@echo "  $(PY) -m navigo_core intent calibrate --offline --encoder tfidf --min-precision 0.97 --data tests/data/intent_labelled.jsonl --data tests/data/business_intents.jsonl --data tests/data/out_of_scope.jsonl"
+	@echo "  $(PY) -m navigo_core intent calibrate --offline --encoder tfidf --min-precision 0.97 --data tests/data/intent_labelled.jsonl --data tests/data/business_intents.jsonl --data tests/data/out_of_scope.jsonl --data tests/data/calibration.jsonl"
 	$(PY) benchmarks/bench_intent.py
 	$(PY) benchmarks/bench_security.py
 	$(PY) benchmarks/bench_planner.py

@@ -36,7 +36,7 @@ Run from the repo root: ``.venv/bin/python benchmarks/bench_intent.py``.
 labelled data (what ``make bench`` shows, the same as
 ``python -m navigo_core intent calibrate --offline --encoder tfidf --min-precision 0.97
 --data tests/data/intent_labelled.jsonl --data tests/data/business_intents.jsonl
---data tests/data/out_of_scope.jsonl``); the held-out report above still calibrates on its
+--data tests/data/out_of_scope.jsonl --data tests/data/calibration.jsonl``); the held-out report above still calibrates on its
 own half of the shared files only.
 
 Single-threaded throughout; not a test.
@@ -255,7 +255,7 @@ def own_set(router) -> None:
     print()
 
 
-CALIBRATION_SETS = ("intent_labelled.jsonl", "business_intents.jsonl", "out_of_scope.jsonl")
+CALIBRATION_SETS = ("intent_labelled.jsonl", "business_intents.jsonl", "out_of_scope.jsonl", "calibration.jsonl")
 
 
 def write_thresholds() -> None:
@@ -275,7 +275,9 @@ def write_thresholds() -> None:
 
 
 SCENE_SETS = ("business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
-              "out_of_scope.jsonl", "routing_tune.jsonl", "routing_tune2.jsonl", "routing_tune3.jsonl")
+              "calibration.jsonl", "out_of_scope.jsonl", "routing_tune.jsonl", "routing_tune2.jsonl",
+              "routing_tune3.jsonl", "routing_tune4.jsonl", "routing_tune5.jsonl", "routing_tune6.jsonl",
+              "routing_tune7.jsonl")
 
 
 def scenes() -> None:

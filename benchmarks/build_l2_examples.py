@@ -28,7 +28,7 @@ from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # n
 
 SOURCES = ("routing_tune.jsonl", "routing_tune2.jsonl", "routing_tune3.jsonl", "routing_tune4.jsonl", "routing_tune5.jsonl",
            "routing_tune6.jsonl", "routing_tune7.jsonl",
-           "out_of_scope_train.jsonl")
+           "out_of_scope_train.jsonl", "out_of_scope_train2.jsonl")
 
 
 def main() -> None:

@@ -71,7 +71,7 @@ class ClassifierIndex(VectorIndex):
         from threadpoolctl import threadpool_limits
 
         x = vec.fit_transform([s.text for s in seeds])
-        clf = LogisticRegression(C=10.0, tol=1e-3, max_iter=5000, class_weight="balanced")
+        clf = LogisticRegression(C=30.0, tol=1e-3, max_iter=5000, class_weight="balanced")
         with threadpool_limits(1):  # one thread: faster here than several, and the same result everywhere
             clf.fit(x, [s.intent for s in seeds])
         # rows scaled to unit length: the nearest training sentence by cosine, for the trace
