@@ -117,19 +117,21 @@ def _compile(patterns: tuple[str, ...], what: str) -> tuple[re.Pattern[str], ...
 class GateMode(str, Enum):
     """How a scene takes part in the gate."""
 
-    CHOICE = "choice"  # the rule gate (step 3) may pick it when a pattern matches
+    CHOICE = "choice"  # its rule (if any) takes part in the rule step
     MODEL_ONLY = "model_only"  # never picked by rules: reached by intents or the model route
-    OFF_TOPIC = "off_topic"  # the off-topic gate's scene (step 1)
+    OFF_TOPIC = "off_topic"  # the off-topic step's scene (the rules' off_topic section decides)
 
 
 @dataclass(frozen=True)
 class GateRule:
-    """A scene's rule gate: a hit is one of ``patterns`` (or ``matcher``) and none of ``negatives``.
+    """The rule a scene from outside the package brings in its one file (package scenes keep their
+    rules in ``intent/data/rules.yaml`` and leave this empty).
 
-    ``patterns`` and ``negatives`` are regexes (see the module doc for the flags);
-    ``matcher`` is an optional callable ``text -> detail | None`` for rules that a
-    regex cannot say (e.g. per-category negatives). ``interrupts=False`` keeps a hit
-    from ending another scene's active flow.
+    A hit is one of ``patterns`` (or ``matcher``) and none of ``negatives``. ``patterns`` and
+    ``negatives`` are regexes (checked here; see the module doc for the flags); ``matcher`` is an
+    optional callable ``text -> detail | None``. ``interrupts=False`` keeps a hit from ending another
+    scene's active flow. The registry compiles it into the one rule set (``registry.rules()``),
+    ahead of the file's rules, with the same normalisation.
     """
 
     patterns: tuple[str, ...] = ()
@@ -153,14 +155,6 @@ class GateRule:
     def active(self) -> bool:
         return bool(self._compiled or self.matcher)
 
-    def match(self, text: str) -> str | None:
-        """What matched (a pattern or the matcher's detail), or None."""
-        if not text or any(n.search(text) for n in self._negatives):
-            return None
-        for pattern in self._compiled:
-            if pattern.search(text):
-                return pattern.pattern
-        return self.matcher(text) if self.matcher else None
 
 
 # --- route --------------------------------------------------------------------
@@ -173,31 +167,21 @@ class RouteKind(str, Enum):
 
 @dataclass(frozen=True)
 class SceneRoute:
-    """How the intent router (step 4) reaches a scene, and which path serves it.
+    """Which intents reach a scene (the rules' hits and the router's answers), and which path serves it.
 
-    ``intents`` are taxonomy codes mapped to this scene. When
-    ``intent_keywords`` (regexes) is set, the mapping also needs one of them in
-    the message (e.g. ``general_info`` is weather only with weather words).
+    ``intents`` are taxonomy codes mapped to this scene; the first scene by priority that declares
+    an intent serves it. A rule that needs a particular scene names it (``scene:`` in rules.yaml).
     """
 
     kind: RouteKind = RouteKind.HANDLER
     intents: tuple[str, ...] = ()
-    intent_keywords: tuple[str, ...] = ()
-    _keywords: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", RouteKind(self.kind))
         object.__setattr__(self, "intents", _tuple(self.intents))
-        object.__setattr__(self, "intent_keywords", _tuple(self.intent_keywords))
         unknown = [c for c in self.intents if c not in INTENT_CODES]
         if unknown:
             raise ValueError(f"SceneRoute.intents: unknown intent codes {unknown}; known: {', '.join(INTENT_CODES)}")
-        object.__setattr__(self, "_keywords", _compile(self.intent_keywords, "SceneRoute.intent_keywords"))
-
-    def accepts(self, intent: str, text: str) -> bool:
-        if intent not in self.intents:
-            return False
-        return not self._keywords or any(k.search(text) for k in self._keywords)
 
 
 # --- descriptor -----------------------------------------------------------------

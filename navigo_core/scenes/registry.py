@@ -186,9 +186,6 @@ class SceneRegistry:
     def off_topic_scenes(self) -> tuple[SceneDescriptor, ...]:
         return tuple(s for s in self.scenes() if s.gate.mode is GateMode.OFF_TOPIC)
 
-    def rule_scenes(self) -> tuple[SceneDescriptor, ...]:
-        return tuple(s for s in self.scenes() if s.gate.mode is GateMode.CHOICE and s.gate.active)
-
     def model_scene(self) -> SceneDescriptor | None:
         return next((s for s in self.scenes() if s.route.kind is RouteKind.MODEL), None)
 
