@@ -276,8 +276,7 @@ def write_thresholds() -> None:
 
 SCENE_SETS = ("business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
               "calibration.jsonl", "out_of_scope.jsonl", "routing_tune.jsonl", "routing_tune2.jsonl",
-              "routing_tune3.jsonl", "routing_tune4.jsonl", "routing_tune5.jsonl", "routing_tune6.jsonl",
-              "routing_tune7.jsonl")
+              *(f"routing_tune{n}.jsonl" for n in range(2, 12)))
 
 
 def scenes() -> None:

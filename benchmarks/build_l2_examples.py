@@ -27,7 +27,8 @@ from navigo_core.intent.evaluate import load_labelled  # noqa: E402
 from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # noqa: E402
 
 SOURCES = ("routing_tune.jsonl", "routing_tune2.jsonl", "routing_tune3.jsonl", "routing_tune4.jsonl", "routing_tune5.jsonl",
-           "routing_tune6.jsonl", "routing_tune7.jsonl",
+           "routing_tune6.jsonl", "routing_tune7.jsonl", "routing_tune8.jsonl", "routing_tune9.jsonl",
+           "routing_tune10.jsonl", "routing_tune11.jsonl",
            "out_of_scope_train.jsonl", "out_of_scope_train2.jsonl")
 
 

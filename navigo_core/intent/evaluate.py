@@ -99,8 +99,21 @@ class RawOutcome:
 
 
 def run_layers(router: Any, rows: Sequence[LabelledRow]) -> list[RawOutcome]:
-    """L1 on every row, then L2's nearest seed for the L1 misses in one vectorised batch."""
-    l1 = [router.rules.match(r.text) if router.rules is not None else None for r in rows]
+    """L1 on every row, then L2's nearest seed for the L1 misses in one vectorised batch.
+
+    As in the chat's gate, a message of an ``off_topic`` category of the rules (coding, maths,
+    leave requests …) is answered before any layer: here it counts as L1 ``unknown``, so the L2
+    thresholds are chosen on the messages that really reach L2."""
+    rules = router.rules
+    l1: list[str | None] = []
+    for r in rows:
+        hit = rules.match(r.text) if rules is not None else None
+        if hit is not None:
+            l1.append(hit.intent)
+        elif rules is not None and rules.off_topic_category(r.text, gate_only=True) is not None:
+            l1.append(UNKNOWN)
+        else:
+            l1.append(None)
     todo = [i for i, h in enumerate(l1) if h is None and rows[i].text.strip()]
     nearest: dict[int, tuple[str, float]] = {}
     if router.l2 is not None and todo:
@@ -109,8 +122,7 @@ def run_layers(router: Any, rows: Sequence[LabelledRow]) -> list[RawOutcome]:
             nearest = {i: (m.intent, m.score) for i, m in zip(todo, matches)}
         except Exception:  # any L2 error is a miss, as in the router
             nearest = {}
-    return [RawOutcome(r, h.intent if h else None, *(nearest.get(i) or (None, float("-inf"))))
-            for i, (r, h) in enumerate(zip(rows, l1))]
+    return [RawOutcome(r, h, *(nearest.get(i) or (None, float("-inf")))) for i, (r, h) in enumerate(zip(rows, l1))]
 
 
 @dataclass(frozen=True)

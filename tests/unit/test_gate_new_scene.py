@@ -113,7 +113,7 @@ def test_a_new_scene_from_its_own_file_is_routed_without_touching_the_package(vi
     assert gate_classify("Can I pay with my Visa card in Tokyo?", GateContext()).scene_id != "visa"  # negative
 
     # its intent route
-    decision = gate_classify("What are the entry rules for Japanese airports?", GateContext(router=StubRouter("policy_query")))
+    decision = gate_classify("What papers does the border want in Japan?", GateContext(router=StubRouter("policy_query")))
     assert (decision.step, decision.scene_id) == ("intent", "visa")
 
     # the greeting lists it; the off-topic gate knows its signal words; the LLM prompt has its hint

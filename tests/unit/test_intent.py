@@ -189,7 +189,8 @@ def test_seed_corpus_is_bilingual_for_every_intent() -> None:
             n = sum(1 for s in seeds if s.intent == code and s.lang == lang)
             assert n >= 8, f"{code}/{lang} has {n} seeds"
     assert all(CJK.search(s.text) for s in seeds if s.lang == "zh")
-    assert not any(CJK.search(s.text) for s in seeds if s.lang == "en")
+    # the hand-written seeds are one language each (labelled user examples may mix: "the 审批 flow")
+    assert not any(CJK.search(s.text) for s in load_seeds(SEEDS_FILE) if s.lang == "en")
 
 
 def test_no_seed_sentence_contradicts_an_l1_rule(rules: RuleSet) -> None:

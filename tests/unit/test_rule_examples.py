@@ -59,9 +59,8 @@ def _sources_firing(rules: RuleSet, text: str) -> set[str]:
 
 def _all_sentences() -> list[str]:
     out = [t for g in ("rules", "off_topic") for ex in EXAMPLES[g].values() for t in ex["match"] + ex["miss"]]
-    for name in ("business_intents.jsonl", "intent_labelled.jsonl", "calibration.jsonl", "routing_tune.jsonl",
-                 "routing_tune2.jsonl", "routing_tune3.jsonl", "routing_tune4.jsonl", "routing_tune5.jsonl",
-                 "routing_tune6.jsonl", "routing_tune7.jsonl"):
+    for name in ("business_intents.jsonl", "intent_labelled.jsonl", "calibration.jsonl",
+                 *(f"routing_tune{n}.jsonl" if n > 1 else "routing_tune.jsonl" for n in range(1, 12))):
         out += [r.text for r in load_labelled(DATA / name)]
     return out
 
@@ -88,17 +87,12 @@ def test_the_overlap_check_catches_a_scene_file_that_repeats_a_rule() -> None:
 SETS = {  # file -> minimum accuracy through classify (measured; see benchmarks/bench_intent.py)
     "business_intents.jsonl": 0.97,
     "intent_labelled.jsonl": 0.95,
-    "calibration.jsonl": 0.80,  # calibration data: indirect wording, many out-of-scope rows
+    "calibration.jsonl": 0.82,  # calibration data: indirect wording, many out-of-scope rows
     "out_of_scope.jsonl": 0.95,
-    "routing_tune.jsonl": 0.97,  # the tuning sets: the rules and L2 were developed on them
-    "routing_tune2.jsonl": 0.95,
-    "routing_tune3.jsonl": 0.95,
-    "routing_tune4.jsonl": 0.95,
-    "routing_tune5.jsonl": 0.90,
-    "routing_tune6.jsonl": 0.85,
-    "routing_tune7.jsonl": 0.85,
-    "business_fresh.jsonl": 0.80,  # written before tuning, never tuned on
-    "chat_fresh.jsonl": 0.80,  # written before tuning, never tuned on
+    # the tuning sets: the rules and the L2 classifier were developed on them
+    **{f"routing_tune{n}.jsonl" if n > 1 else "routing_tune.jsonl": 0.85 for n in range(1, 12)},
+    "business_fresh.jsonl": 0.85,  # written before tuning, never tuned on
+    "chat_fresh.jsonl": 0.85,  # written before tuning, never tuned on
 }
 
 
