@@ -201,30 +201,46 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
 
 
 def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text: str) -> tuple[RuleHit, str]:
-    """When rules for different scenes match one message (a long message names several things), the
-    first rule's guess is not final: the learned L2 layer picks the most probable of the rules'
-    candidates. Without such a layer, the first rule stands. Returns the hit and a trace line."""
-    def scene_of(h: RuleHit) -> str | None:
-        scene = registry.find(h.scene) if h.scene else registry.scene_for_intent(h.intent)
-        return scene.scene_id if scene is not None else None
+    """A rule's guess is not final. When rules for different scenes match one message (a long
+    message names several things), the learned L2 layer picks the most probable of the rules'
+    candidates; and when that layer is sure of another intent (probability ≥ its ``override``),
+    its intent wins over the rule's. Without such a layer, the first rule stands. Returns the hit
+    and a trace line (empty when nothing was weighed)."""
+    l2 = getattr(router, "l2", None)
+    proba = getattr(l2, "probabilities", None)
+    if proba is None:
+        return first, ""
+
+    def scene_of(intent: str, scene: str | None = None) -> str | None:
+        found = registry.find(scene) if scene else registry.scene_for_intent(intent)
+        return found.scene_id if found is not None else None
 
     by_scene: dict[str, RuleHit] = {}
     for h in hits:
-        sid = scene_of(h)
+        sid = scene_of(h.intent, h.scene)
         if sid is not None and sid not in by_scene:
             by_scene[sid] = h
-    proba = getattr(getattr(router, "l2", None), "probabilities", None)
-    if len(by_scene) < 2 or proba is None:
+    overridable = getattr(l2, "overridable", frozenset())
+    if len(by_scene) < 2 and first.intent not in overridable:
         return first, ""
     try:
         p = proba(text)
     except Exception:  # the weighing is optional: a failing L2 leaves the first rule
         return first, ""
-    best = max(by_scene.values(), key=lambda h: p.get(h.intent, 0.0))
-    if p.get(best.intent, 0.0) <= p.get(first.intent, 0.0):
-        best = first
-    names = ", ".join(f"{h.rule_id} ({p.get(h.intent, 0.0):.2f})" for h in by_scene.values())
-    return best, f"rules disagree: {names}; the classifier prefers {best.rule_id}"
+    best, detail = first, ""
+    if len(by_scene) >= 2:
+        best = max(by_scene.values(), key=lambda h: p.get(h.intent, 0.0))
+        if p.get(best.intent, 0.0) <= p.get(first.intent, 0.0):
+            best = first
+        names = ", ".join(f"{h.rule_id} ({p.get(h.intent, 0.0):.2f})" for h in by_scene.values())
+        detail = f"rules disagree: {names}; the classifier prefers {best.rule_id}"
+    top = max(p, key=lambda k: p[k])
+    override = getattr(l2, "override", None)
+    if (override is not None and top != best.intent and best.intent in overridable and top in overridable
+            and p[top] >= override and scene_of(top) not in (None, scene_of(best.intent, best.scene))):
+        detail = f"rule {best.rule_id} ({best.intent} {p.get(best.intent, 0.0):.2f}) overridden: {top} {p[top]:.2f}"
+        best = RuleHit(f"{best.rule_id}>l2", top, None, best.interrupts, best.source)
+    return best, detail
 
 
 def _rule_result(hit: RuleHit, lang: str, ms: float) -> IntentResult:
