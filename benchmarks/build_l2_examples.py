@@ -28,7 +28,8 @@ from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # n
 
 SOURCES = ("routing_tune.jsonl", "routing_tune2.jsonl", "routing_tune3.jsonl", "routing_tune4.jsonl", "routing_tune5.jsonl",
            "routing_tune6.jsonl", "routing_tune7.jsonl", "routing_tune8.jsonl", "routing_tune9.jsonl",
-           "routing_tune10.jsonl", "routing_tune11.jsonl",
+           "routing_tune10.jsonl", "routing_tune11.jsonl", "routing_tune12.jsonl", "routing_tune13.jsonl",
+           "routing_tune14.jsonl", "routing_tune15.jsonl",
            "out_of_scope_train.jsonl", "out_of_scope_train2.jsonl")
 
 

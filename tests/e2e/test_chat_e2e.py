@@ -137,3 +137,14 @@ def test_a_route_request_inside_the_trip_dialogue_switches_and_says_so(
     last = page.get_by_test_id("stChatMessage").last
     expect(last).to_contain_text("I left trip planning for route planning")
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def test_a_policy_question_inside_a_chinese_trip_dialogue_switches_and_says_so(
+        app_server: AppServer, offline_page: OfflinePage) -> None:
+    page = open_chat(app_server, offline_page)
+    send(page, "五一去成都玩三天")
+    expect(captions(page).last).to_contain_text("scene trip_planning", timeout=30_000)
+    send(page, "酒店住宿标准是多少")
+    expect(captions(page).last).to_contain_text("scene policy_query", timeout=30_000)
+    expect(page.get_by_test_id("stChatMessage").last).to_contain_text("已离开行程规划")
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
