@@ -275,8 +275,8 @@ def write_thresholds() -> None:
 
 
 SCENE_SETS = ("business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
-              "calibration.jsonl", "out_of_scope.jsonl", "routing_tune.jsonl", "routing_tune2.jsonl",
-              *(f"routing_tune{n}.jsonl" for n in range(2, 12)))
+              "calibration.jsonl", "out_of_scope.jsonl", "routing_tune.jsonl",
+              *(f"routing_tune{n}.jsonl" for n in range(2, 16)))
 
 
 def scenes() -> None:
