@@ -17,7 +17,7 @@ from typing import Any
 from navigo_core.i18n import catalog, detect_lang, t
 from navigo_core.intent.classifier import NAME as CLASSIFIER
 from navigo_core.intent.classifier import ClassifierIndex
-from navigo_core.intent.encoders import EmbeddingsEncoder, TfidfEncoder
+from navigo_core.intent.encoders import EmbeddingsEncoder
 from navigo_core.intent.llm_layer import LayerAnswer, LLMIntentLayer
 from navigo_core.intent.models import IntentItem, IntentResult, Layer, LayerTrace, Source
 from navigo_core.intent.rules import RuleHit, RuleSet, default_rules
@@ -183,11 +183,6 @@ def offline_index() -> VectorIndex:
         if _offline_index is None:
             _offline_index = ClassifierIndex(load_seeds(), load_thresholds()[CLASSIFIER])
     return _offline_index.with_thresholds(load_thresholds()[CLASSIFIER])
-
-
-def nearest_seed_index() -> VectorIndex:
-    """The TF-IDF nearest-seed index (the L2 before the classifier; kept for comparison)."""
-    return VectorIndex.build(TfidfEncoder(ngram_range=(2, 4)), load_seeds())
 
 
 def embeddings_index(client: Any, model: str) -> VectorIndex:
