@@ -74,8 +74,7 @@ def decided_by(decision: GateDecision) -> str:
     if step in ("off_topic", "rule"):
         return step
     if step == "intent" and intent is not None:
-        answered = bool(intent.trace) and intent.trace[-1].hit
-        if intent.source == "llm" and answered:
+        if intent.source == "llm" and intent.decided:
             return "llm"
         return {"vector": "seeds", "rule": "rule"}.get(intent.source, "none")
     return "none"

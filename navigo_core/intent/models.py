@@ -40,6 +40,11 @@ class IntentResult(BaseModel):
     trace: list[LayerTrace] = Field(default_factory=list)
     lang: str = "en"
 
+    @property
+    def decided(self) -> bool:
+        """The layer that answered decided (the offline L3's ``unknown`` is an answer, not a decision)."""
+        return bool(self.trace) and self.trace[-1].hit
+
     def public_dict(self) -> dict[str, Any]:
         """The seed's JSON form plus source, score and latency."""
         return self.model_dump(mode="json", exclude={"trace"})

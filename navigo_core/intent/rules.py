@@ -246,26 +246,38 @@ class RuleSet:
         return self.check(text).hit
 
     def check(self, text: str, norm: str | None = None) -> RuleOutcome:
-        if not text or not text.strip():
-            return RuleOutcome(None, "empty message")
-        norm = normalize(text) if norm is None else norm
-        first = next((r for r in self.rules if r.matches(norm, text)), None)
-        if first is None:
-            return RuleOutcome(None, "no rule matched")
-        if self.markers is not None and first.intent != "greeting" and self.markers.search(norm):
-            others = sorted({r.intent for r in self.rules
-                             if r.intent not in (first.intent, "greeting") and r.matches(norm, text)})
-            if others:
-                return RuleOutcome(None, f"several intents ({first.intent}, {', '.join(others)}): left to L3")
-        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source)
-        return RuleOutcome(hit, f"rule {first.id}")
+        """The L1 decision (stops at the first rule unless a multi-intent marker needs the others)."""
+        return self._scan(text, norm, collect=False)[0]
 
-    def hits(self, text: str, norm: str | None = None) -> list[RuleHit]:
-        """Every matching keyword rule as a hit, in priority order (the gate weighs disagreeing ones).
-        Rules that need a parser check are left out: they are last in the list and cost a parse."""
+    def scan(self, text: str, norm: str | None = None) -> tuple[RuleOutcome, list[RuleHit]]:
+        """The L1 decision and every matching keyword rule as a hit, in priority order, in one pass
+        (the gate weighs disagreeing ones). Rules that need a parser check only run while no rule
+        has matched: they are last in the list and cost a parse."""
+        return self._scan(text, norm, collect=True)
+
+    def _scan(self, text: str, norm: str | None, collect: bool) -> tuple[RuleOutcome, list[RuleHit]]:
+        if not text or not text.strip():
+            return RuleOutcome(None, "empty message"), []
         norm = normalize(text) if norm is None else norm
-        return [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source) for r in self.rules
-                if r.check is None and r.matches(norm, text)]
+        marked = self.markers is not None and self.markers.search(norm) is not None
+        matched: list[Rule] = []
+        for r in self.rules:
+            if matched and not (collect or marked):
+                break
+            if r.check is not None and matched and not marked:
+                continue
+            if r.matches(norm, text):
+                matched.append(r)
+        if not matched:
+            return RuleOutcome(None, "no rule matched"), []
+        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source) for r in matched if r.check is None]
+        first = matched[0]
+        if marked and first.intent != "greeting":
+            others = sorted({r.intent for r in matched if r.intent not in (first.intent, "greeting")})
+            if others:
+                return RuleOutcome(None, f"several intents ({first.intent}, {', '.join(others)}): left to L3"), hits
+        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source)
+        return RuleOutcome(hit, f"rule {first.id}"), hits
 
     def all_matches(self, text: str) -> list[Rule]:
         """Every rule that matches (for analysis and the Router lab), in priority order."""

@@ -119,12 +119,12 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
 
     # the rules (L1) run once: the resume gate needs the hit (a hit for another scene is a switch)
     t0 = time.perf_counter()
-    outcome = rules.check(text, norm)
+    outcome, hits = rules.scan(text, norm)
     hit = outcome.hit
     hit_scene = None
     if hit is not None:
-        hit, weighed = _weigh(hit, rules.hits(text, norm), registry, context.router, text)
-        hit_scene = registry.find(hit.scene) if hit.scene else registry.scene_for_intent(hit.intent)
+        hit, weighed = _weigh(hit, hits, registry, context.router, text)
+        hit_scene = registry.scene_for(hit.intent, hit.scene)
         if weighed:
             trace.append(StepTrace(step="rule", hit=False, detail=weighed))
     rule_ms = _ms(t0)
@@ -176,9 +176,8 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
             trace.append(StepTrace(step="intent", hit=False, detail=f"router failed: {type(exc).__name__}: {exc}",
                                    latency_ms=_ms(t0)))
         else:
-            answered = bool(intent.trace) and intent.trace[-1].hit  # the offline L3 answers without deciding
             codes = [intent.primary_intent] + [i.intent for i in intent.intents if i.intent != intent.primary_intent]
-            codes = codes if answered else [c for c in codes if c != "unknown"]
+            codes = codes if intent.decided else [c for c in codes if c != "unknown"]
             for code in codes:
                 scene = registry.scene_for_intent(code)
                 if scene is not None:
@@ -212,7 +211,7 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         return first, ""
 
     def scene_of(intent: str, scene: str | None = None) -> str | None:
-        found = registry.find(scene) if scene else registry.scene_for_intent(intent)
+        found = registry.scene_for(intent, scene)
         return found.scene_id if found is not None else None
 
     by_scene: dict[str, RuleHit] = {}

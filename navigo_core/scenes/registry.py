@@ -224,6 +224,10 @@ class SceneRegistry:
         """The first scene, by priority, that declares ``intent``."""
         return next((s for s in self.scenes() if intent in s.route.intents), None)
 
+    def scene_for(self, intent: str, scene_id: str | None = None) -> SceneDescriptor | None:
+        """The scene that serves a rule hit: the one it names, else the one declaring its intent."""
+        return self.find(scene_id) if scene_id else self.scene_for_intent(intent)
+
     def signal_pattern(self) -> re.Pattern[str] | None:
         """One regex of every on-topic scene's ``signal_keywords`` (off-topic scenes excluded)."""
         with self._lock:
