@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from navigo_core.intent.prefilter import Prefilter
 from navigo_core.intent.taxonomy import DATA_DIR, is_known
 
 RULES_FILE = DATA_DIR / "rules.yaml"
@@ -204,6 +205,9 @@ class RuleSet:
         self.switch = switch
         self.off_topic = tuple(off_topic)
         self._by_id = {r.id: r for r in self.rules}
+        # which rules and categories can match a message at all (one pass; see prefilter.py)
+        self._rule_filter = Prefilter([r.keyword for r in self.rules])
+        self._topic_filter = Prefilter([c.pattern for c in self.off_topic])
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], checks: dict[str, Check] | None = None) -> RuleSet:
@@ -260,11 +264,12 @@ class RuleSet:
             return RuleOutcome(None, "empty message"), []
         norm = normalize(text) if norm is None else norm
         marked = self.markers is not None and self.markers.search(norm) is not None
+        possible = self._rule_filter.candidates(norm)
         matched: list[Rule] = []
-        for r in self.rules:
+        for i, r in enumerate(self.rules):
             if matched and not (collect or marked):
                 break
-            if r.check is not None and matched and not marked:
+            if i not in possible or (r.check is not None and matched and not marked):
                 continue
             if r.matches(norm, text):
                 matched.append(r)
@@ -282,7 +287,8 @@ class RuleSet:
     def all_matches(self, text: str) -> list[Rule]:
         """Every rule that matches (for analysis and the Router lab), in priority order."""
         norm = normalize(text)
-        return [r for r in self.rules if r.matches(norm, text)]
+        possible = self._rule_filter.candidates(norm)
+        return [r for i, r in enumerate(self.rules) if i in possible and r.matches(norm, text)]
 
     def is_switch(self, text: str) -> bool:
         """True when the message clearly leaves the current dialogue ("never mind", "换个话题")."""
@@ -291,7 +297,9 @@ class RuleSet:
     def off_topic_category(self, text: str, *, gate_only: bool = False) -> OffTopicCategory | None:
         """The first off-topic category matching ``text`` (only gate categories with ``gate_only``)."""
         norm = normalize(text)
-        return next((c for c in self.off_topic if (c.gate or not gate_only) and c.matches(norm)), None)
+        possible = self._topic_filter.candidates(norm)
+        return next((c for i, c in enumerate(self.off_topic)
+                     if i in possible and (c.gate or not gate_only) and c.matches(norm)), None)
 
 
 @lru_cache(maxsize=1)
