@@ -39,6 +39,7 @@ bench: $(VENV)/.dev
 	@echo "L2 thresholds come from the repository's labelled sets; to recalibrate them:"
 	@echo "  $(PY) -m navigo_core intent calibrate --offline --encoder tfidf --min-precision 0.97 --data tests/data/intent_labelled.jsonl --data tests/data/business_intents.jsonl --data tests/data/out_of_scope.jsonl --data tests/data/calibration.jsonl"
 	$(PY) benchmarks/bench_intent.py
+	$(PY) benchmarks/bench_l2_heldout.py
 	$(PY) benchmarks/bench_security.py
 	$(PY) benchmarks/bench_planner.py
 	$(PY) benchmarks/bench_understand.py

@@ -116,7 +116,7 @@ class ClassifierIndex(VectorIndex):
             i = int(self._by_intent[intent][int(np.argmax(sims))])
             lang = detect_lang(text)
             band = self.thresholds.for_lang(lang)
-            out.append(VectorMatch(intent, score, self.seeds[i].text, i, lang, score >= band.threshold,
+            out.append(VectorMatch(intent, score, self.seeds[i].text, i, lang, self.thresholds.accepts(intent, score, lang),
                                    band.confidence(score)))
         return out
 
@@ -129,7 +129,7 @@ class ClassifierIndex(VectorIndex):
         m = self._matches([text])[0]
         if lang and lang != m.lang:
             band = self.thresholds.for_lang(lang)
-            m = VectorMatch(m.intent, m.score, m.seed, m.seed_index, lang, m.score >= band.threshold,
+            m = VectorMatch(m.intent, m.score, m.seed, m.seed_index, lang, self.thresholds.accepts(m.intent, m.score, lang),
                             band.confidence(m.score))
         return m
 

@@ -95,8 +95,10 @@ class IntentRouter:
             try:
                 match = self.l2.nearest(text, lang)
                 band = self.l2.thresholds.for_lang(lang)
+                floor = self.l2.thresholds.by_intent.get(match.intent)
+                also = f" ({match.intent} from {floor:.3f})" if floor is not None and floor < band.threshold else ""
                 detail = (f"{self.l2.encoder.describe()}: nearest seed “{match.seed}” → {match.intent}, "
-                          f"score {match.score:.3f} vs threshold {band.threshold:.3f}")
+                          f"score {match.score:.3f} vs threshold {band.threshold:.3f}{also}")
             except Exception as exc:  # any L2 error is a miss
                 log.warning("L2 failed: %s: %s", type(exc).__name__, exc)
                 detail = f"error {type(exc).__name__}: {exc}"

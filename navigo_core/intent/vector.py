@@ -10,6 +10,8 @@ English sit on different scales.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,10 +86,17 @@ class Band(BaseModel):
 
 class EncoderThresholds(Band):
     by_lang: dict[str, Band] = Field(default_factory=dict)
+    # intent → a lower score from which an answer of that intent is a hit anyway (the language
+    # thresholds are set by the hardest calibration rows; some intents are answered better)
+    by_intent: dict[str, float] = Field(default_factory=dict)
     note: str = ""
 
     def for_lang(self, lang: str) -> Band:
         return self.by_lang.get(lang) or self
+
+    def accepts(self, intent: str, score: float, lang: str) -> bool:
+        """Whether an L2 answer of ``intent`` with ``score`` in ``lang`` is a hit."""
+        return score >= self.for_lang(lang).threshold or score >= self.by_intent.get(intent, math.inf)
 
 
 DEFAULT_THRESHOLDS = {
@@ -119,12 +128,16 @@ def save_thresholds(updates: dict[str, EncoderThresholds], path: Path | str = TH
         current[name] = th.model_dump(exclude_defaults=False)
         if not current[name].get("by_lang"):
             current[name].pop("by_lang", None)
+        if not current[name].get("by_intent"):
+            current[name].pop("by_intent", None)
         if not current[name].get("note"):
             current[name].pop("note", None)
     header = (
         "# L2 thresholds per encoder: a top-1 match scoring below `threshold` is a miss.\n"
         "# Score → confidence: >= high → high, >= medium → medium, else low.\n"
         "# `by_lang` overrides one language. Written by `python -m navigo_core intent calibrate`.\n"
+        "# `by_intent`: an answer of that intent is a hit from that score on (kept by calibrate;\n"
+        "# chosen on held-out tuning sets by benchmarks/bench_l2_heldout.py).\n"
     )
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(header + yaml.safe_dump(current, allow_unicode=True, sort_keys=True), encoding="utf-8")
@@ -177,7 +190,7 @@ class VectorIndex:
         score = float(sims[i])
         band = self.thresholds.for_lang(lang)
         return VectorMatch(self._intents[i], score, self.seeds[i].text, i, lang,
-                           score >= band.threshold, band.confidence(score))
+                           self.thresholds.accepts(self._intents[i], score, lang), band.confidence(score))
 
     def nearest(self, text: str, lang: str | None = None) -> VectorMatch:
         """Top-1 seed of ``text`` (raises whatever the encoder raises)."""

@@ -237,6 +237,24 @@ def test_per_language_thresholds_override_the_encoder_default() -> None:
     assert th.for_lang("zh").threshold == 0.3 and th.for_lang("en").threshold == 0.6
 
 
+def test_an_intent_floor_accepts_answers_of_that_intent_below_the_language_threshold() -> None:
+    th = EncoderThresholds(threshold=0.6, high=0.8, medium=0.6, by_lang={"en": Band(threshold=0.9, high=0.95, medium=0.9)},
+                           by_intent={"travel_cancel": 0.7})
+    assert th.accepts("travel_cancel", 0.72, "en") and not th.accepts("travel_cancel", 0.69, "en")
+    assert not th.accepts("general_info", 0.72, "en") and th.accepts("general_info", 0.91, "en")
+    assert th.accepts("general_info", 0.65, "zh")  # the encoder default (0.6) for a language without a band
+
+
+def test_shipped_business_floors_are_used_by_the_offline_index_and_kept_by_calibration() -> None:
+    shipped = load_thresholds()["tfidf-lr"]
+    assert shipped.by_intent and all(0 < v < shipped.for_lang("en").threshold for v in shipped.by_intent.values())
+    index = offline_index()
+    rows = load_labelled(LABELLED)
+    result = calibrate(make_router(get_settings(), offline=True), rows, min_precision=0.97)
+    assert result.thresholds.by_intent == shipped.by_intent
+    assert index.thresholds.by_intent == shipped.by_intent
+
+
 def test_fast_tfidf_path_equals_sklearn_transform() -> None:
     enc = TfidfEncoder((2, 4)).fit([s.text for s in load_seeds()])
     texts = ["帮我找个落脚的地方", "what can I do in Lisbon", "x", "", "Ω≈ç √∫˜", "明天北京冷吗，要不要穿羽绒服"]
