@@ -116,6 +116,12 @@ class LLMInvalidOutput(LLMError):
     default_code = "llm.invalid_output"
 
 
+class LLMPromptLeak(LLMError):
+    """The reply repeated the request's system prompt; it is not delivered (llm/leak.py)."""
+
+    default_code = "llm.prompt_leak"
+
+
 class ResultCheckError(NavigoError):
     """A computed result failed a consistency check; never shown as a traceback."""
 

@@ -35,9 +35,11 @@ from navigo_core.errors import (
     LLMHTTPError,
     LLMInvalidOutput,
     LLMNotConfigured,
+    LLMPromptLeak,
     LLMRefusal,
     LLMTimeout,
 )
+from navigo_core.llm.leak import PromptLeakGuard
 from navigo_core.llm.providers import OPENAI_BASE_URL, detect_provider
 from navigo_core.llm.structured import (
     build_messages,
@@ -86,8 +88,9 @@ class LLMClient:
 
     def complete(self, messages: list[dict[str, str]], *, temperature: float = 0.0,
                  max_tokens: int | None = None) -> str:
-        """The model's answer to ``messages`` as text; ``LLMRefusal`` if it refuses."""
-        return self._chat(messages, temperature=temperature, max_tokens=max_tokens)
+        """The model's answer to ``messages`` as text; ``LLMRefusal`` if it refuses, ``LLMPromptLeak``
+        if it repeats the system prompt."""
+        return self._unleaked(messages, self._chat(messages, temperature=temperature, max_tokens=max_tokens))
 
     def structured(self, messages: list[dict[str, str]], schema: type[T], *, strategy: str | None = None) -> T:
         """The model's answer to ``messages`` validated into ``schema``.
@@ -104,7 +107,7 @@ class LLMClient:
         for _attempt in range(2):  # the answer, then at most one repair
             text = self._chat(conversation, temperature=0.0, response_format=fmt)
             try:
-                return parse_reply(text, schema)
+                return self._unleaked_fields(messages, parse_reply(text, schema))
             except ValidationError as exc:
                 error = describe_error(exc)
                 conversation = repair_messages(conversation, text, error)
@@ -119,6 +122,13 @@ class LLMClient:
         ``llm.stream_broken`` when it breaks off): callers that want the partial
         text keep what they have received before the error.
         """
+        guard = PromptLeakGuard.for_messages(messages)
+        if guard:
+            yield from guard.hold(self._stream(messages, temperature), lambda: self._leak())
+        else:
+            yield from self._stream(messages, temperature)
+
+    def _stream(self, messages: list[dict[str, str]], temperature: float) -> Iterator[str]:
         finished = False
         refusal: list[str] = []
         with self._errors(streaming=True):
@@ -184,6 +194,22 @@ class LLMClient:
         choice = completion.choices[0]
         self._check_finish(choice.finish_reason, choice.message.refusal)
         return choice.message.content or ""
+
+    def _unleaked(self, messages: list[dict[str, str]], text: str) -> str:
+        if PromptLeakGuard.for_messages(messages).leaks(text):
+            raise self._leak()
+        return text
+
+    def _unleaked_fields(self, messages: list[dict[str, str]], result: T) -> T:
+        """A structured answer repeats its keys and codes from the prompt by design: each string
+        value is checked on its own."""
+        guard = PromptLeakGuard.for_messages(messages)
+        if guard and any(guard.leaks(v) for v in _strings(result.model_dump())):
+            raise self._leak()
+        return result
+
+    def _leak(self) -> LLMPromptLeak:
+        return LLMPromptLeak(provider=self.provider, detail="the reply repeated the system prompt")
 
     def _check_finish(self, finish_reason: str | None, refusal: str | None) -> None:
         """Raise ``LLMRefusal`` for a refusal or a content-filter stop."""
@@ -251,6 +277,17 @@ def _error_detail(exc: openai.APIError) -> str:
     if isinstance(body, str) and body.strip():
         return body
     return exc.message
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
 
 
 def _display_url(url: str) -> str:
