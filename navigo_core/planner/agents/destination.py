@@ -20,6 +20,7 @@ from navigo_core.planner.agents._common import canonical_interests, data, entry,
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import DestinationCandidate, PlannerState
 from navigo_core.providers.flights import airports_for_city
+from navigo_core.security.provider_text import scan_provider_text
 
 NAME = "destination"
 MAX_CANDIDATES = 3
@@ -118,7 +119,11 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     evidence = [f"catalogue cities: {len(table)}", f"user destination given: {dest is not None}",
                 f"ideas asked for: {ideas}"]
     mode = "rules"
-    if deps.llm is not None and out:
+    flagged = scan_provider_text(c.name for c in out) if deps.llm is not None else []
+    if flagged:  # a provider's place name carries an injection: it never reaches the LLM
+        mode = "llm_fallback"
+        evidence.append(f"provider text flagged ({', '.join(flagged)}); template rationales used")
+    elif deps.llm is not None and out:
         try:
             texts = _llm_rationales(state, deps, out, lang)
             out = [c.model_copy(update={"rationale": r}) for c, r in zip(out, texts)]
@@ -128,6 +133,6 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
             evidence.append(f"LLM failed ({type(exc).__name__}); template rationales used")
     update: dict[str, Any] = {"destination_candidates": out}
     update.update(entry(NAME, deps, input_summary=f"destination: {getattr(dest, 'name', '-')}; interests: {interests}",
-                        evidence=evidence, mode=mode,
+                        evidence=evidence, mode=mode, risk_flags=flagged,
                         output_summary=", ".join(c.name for c in out) or "no candidate"))
     return update

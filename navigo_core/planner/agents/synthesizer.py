@@ -17,6 +17,7 @@ from navigo_core.planner.agents._common import city_name, entry, lang_of, t
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import FinalPlan, PlannerState
 from navigo_core.security import detect_unsafe_output
+from navigo_core.security.provider_text import scan_provider_text
 
 NAME = "synthesizer"
 
@@ -63,7 +64,11 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     summary = template_summary(state, lang)
     mode = "rules"
     evidence = [f"days: {len(state.itinerary or [])}", f"budget flags: {state.budget.flags if state.budget else []}"]
-    if deps.llm is not None:
+    flagged = scan_provider_text([summary]) if deps.llm is not None else []  # the city name came from a provider
+    if flagged:
+        mode = "llm_fallback"
+        evidence.append(f"provider text flagged ({', '.join(flagged)}); template summary used")
+    elif deps.llm is not None:
         try:
             out = deps.llm.structured([
                 {"role": "system", "content": "Rewrite the trip summary as 2-3 friendly sentences in the same language. "
@@ -85,5 +90,5 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
                      source="llm" if mode == "llm" else "rules")
     update = {"final_plan": plan}
     update.update(entry(NAME, deps, input_summary="itinerary, budget, packing", evidence=evidence, mode=mode,
-                        output_summary=summary))
+                        risk_flags=flagged, output_summary=summary))
     return update
