@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test test-fast bench chromium clean
+.PHONY: run test test-fast bench chromium clean model
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,3 +46,8 @@ bench: $(VENV)/.dev
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis static/vendor
+
+# Rebuild the prompt-injection classifier (navigo_core/security/data/injection_model.npz) bit for bit
+# from training/injection/* and the repository's benign sets.
+model: $(VENV)/.runtime
+	$(PY) -m navigo_core.security.train

@@ -1,20 +1,28 @@
-"""Benchmark of the risk guard's rule layer; prints Markdown tables.
+"""Benchmark of the risk guard's input layers (rules, classifier, both); prints Markdown tables.
 
 Run from the repo root: ``.venv/bin/python benchmarks/bench_security.py [--misses N]``.
 
-Data: ``/work/shared/data/injection/malicious_dev.jsonl`` and ``benign_dev.jsonl``
-(fields text, label, lang, subtype; override the folder with ``NAVIGO_INJECTION_DATA``).
-Skipped with a message when absent; the data is never committed nor read by tests.
+Sets (recall on attacks, false positives on benign text, per language and per attack type):
 
-Reports, per language and per subtype: detection rate on malicious rows, false-positive
-rate on benign rows, and p50 / p99 latency of ``detect_prompt_injection`` per message.
-NOTE: the rules were written by someone who had read these dev files, so the numbers
-flatter the rules; treat them as an upper bound for unseen jailbreak templates.
+* **validation split** of ``training/injection/train.jsonl.gz`` (stratified 20 %, seed 0). The
+  shipped model trained on it, so the benchmark retrains the shipped recipe *without* those rows
+  (a few seconds) and scores them with that model: an honest held-out figure.
+* **dev** — ``/work/shared/data/injection/{malicious,benign}_dev.jsonl`` (override the folder with
+  ``NAVIGO_INJECTION_DATA``), read only when present. The shipped model trained on its licensed rows,
+  so it is scored twice: by a model retrained without dev (honest) and by the shipped model
+  ("trained on"; SMP2017 rows have no licence and were never trained on).
+* ``tests/data/injection_attacks_fresh.jsonl`` (own-written attacks, never trained on) and the odd
+  rows of ``tests/data/injection_benign_fresh.jsonl`` (the even rows calibrated the threshold).
+* the project's labelled sets (every other ``tests/data/*.jsonl``; some were training rows).
+
+Latency: p50 / p99 per message on one thread (threadpoolctl), rules, classifier, both.
+NOTE: the rules were written by someone who had read the dev files: their dev figures flatter them.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -23,16 +31,25 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 from navigo_core.security import detect_prompt_injection  # noqa: E402
+from navigo_core.security.classifier import injection_score, load_model, read_model  # noqa: E402
+from navigo_core.security.rules import INJECTION_PREFIX, _scan, injection_rules  # noqa: E402
+from navigo_core.security import train as T  # noqa: E402
 
-DATA = Path(os.environ.get("NAVIGO_INJECTION_DATA", "/work/shared/data/injection"))
+DEV = Path(os.environ.get("NAVIGO_INJECTION_DATA", "/work/shared/data/injection"))
+LAYERS = ("rules", "classifier", "both")
 
 
-def _rows(name: str) -> list[dict]:
-    path = DATA / name
-    with path.open(encoding="utf-8") as fh:
+def _jsonl(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -40,56 +57,160 @@ def _pct(num: int, den: int) -> str:
     return f"{100 * num / den:.1f} % ({num}/{den})" if den else "–"
 
 
+def _label(row: dict) -> int:
+    return 1 if row.get("label") in (1, "1", "malicious") else 0
+
+
+def _split(train: list[dict]):
+    from sklearn.model_selection import train_test_split
+
+    strat = [f"{r['label']}{r['lang']}{'roleplay_jailbreak' if r['subtype'] == 'jailbreak_template' and r['lang'] == 'zh' else r['subtype']}"
+             for r in train]
+    idx_tr, idx_va = train_test_split(np.arange(len(train)), test_size=0.2, random_state=0, stratify=strat)
+    return [train[i] for i in sorted(idx_tr)], [train[i] for i in sorted(idx_va)]
+
+
+def _retrain(rows: list[dict], tmp: Path):
+    """The shipped recipe (train.CONFIG, calibration) on ``rows``; returns the loaded model."""
+    meta, arrays = T.fit(rows, T.CONFIG)
+    T.write_model(tmp, meta, arrays)
+    model = read_model(tmp)
+    model.thresholds.update(T.calibrate(model, T.calibration_rows(ROOT), T.labelled_benign_rows(ROOT, False),
+                                        T.CONFIG["max_fpr_calibration"]))
+    tmp.unlink()
+    return model
+
+
+def _base_rows(with_dev: bool) -> list[dict]:
+    """Training rows of the shipped recipe except train.jsonl (own rows, repo benign, licensed dev)."""
+    rows = [{"text": r["text"], "label": r["label"], "lang": r["lang"]} for r in T.own_rows(ROOT)]
+    for pattern in T.REPO_BENIGN_TRAIN:
+        for path in sorted((ROOT / "tests" / "data").glob(pattern)):
+            rows += [{"text": r["text"], "label": 0, "lang": T._row_lang(r)} for r in _jsonl(path)]
+    dev = ROOT / "training" / "injection" / "dev_licensed.jsonl.gz"
+    if with_dev and dev.exists():
+        rows += [{"text": r["text"], "label": _label(r), "lang": r["lang"]} for r in _jsonl(dev)]
+    return rows
+
+
+def _decide(model, rows: list[dict]) -> dict[str, np.ndarray]:
+    texts = [r["text"] for r in rows]
+    rules = np.array([bool(_scan(t, injection_rules(), INJECTION_PREFIX)) for t in texts])
+    scores = model.scores(texts) if texts else np.zeros(0)
+    clf = np.array([s >= model.threshold(t) for t, s in zip(texts, scores)], dtype=bool)
+    return {"rules": rules, "classifier": clf, "both": rules | clf, "score": scores}
+
+
+def _tables(title: str, rows: list[dict], dec: dict[str, np.ndarray], misses: int = 0) -> None:
+    print(f"### {title}\n")
+    y = np.array([_label(r) for r in rows])
+    langs = np.array([r["lang"] for r in rows])
+    subs = np.array([r.get("subtype", "") for r in rows])
+    print("| set | lang | " + " | ".join(LAYERS) + " |\n|---|---|" + "---|" * len(LAYERS))
+    for lab, what in ((1, "attacks caught"), (0, "false positives")):
+        if not (y == lab).any():
+            continue
+        for lang in ("en", "zh", "all"):
+            m = (y == lab) & ((langs == lang) if lang != "all" else True)
+            if m.sum():
+                print(f"| {what} | {lang} | " + " | ".join(_pct(int(dec[k][m].sum()), int(m.sum())) for k in LAYERS) + " |")
+    if (y == 1).any():
+        print("\n| lang | attack type | " + " | ".join(LAYERS) + " |\n|---|---|" + "---|" * len(LAYERS))
+        for lang, sub in sorted({(la, s) for la, s, yy in zip(langs, subs, y) if yy == 1}):
+            m = (y == 1) & (langs == lang) & (subs == sub)
+            print(f"| {lang} | {sub} | " + " | ".join(_pct(int(dec[k][m].sum()), int(m.sum())) for k in LAYERS) + " |")
+    print()
+    if misses:
+        miss = [(r, s) for r, yy, b, s in zip(rows, y, dec["both"], dec["score"]) if yy == 1 and not b][:misses]
+        fps = [(r, s) for r, yy, b, s in zip(rows, y, dec["both"], dec["score"]) if yy == 0 and b][:misses]
+        for name, items in (("missed", miss), ("false positives", fps)):
+            if items:
+                print(f"{name}:")
+                for r, s in items:
+                    print(f"- [{r['lang']}/{r.get('subtype')}] score {s:.2f} {r['text'][:140]!r}")
+                print()
+
+
+def _latency(texts: list[str]) -> None:
+    layers = {
+        "rules": lambda t: _scan(t, injection_rules(), INJECTION_PREFIX),
+        "classifier": injection_score,
+        "both (detect_prompt_injection)": detect_prompt_injection,
+    }
+    print(f"### Latency per message, one thread ({len(texts)} messages)\n")
+    print("| layer | p50 ms | p99 ms | max ms |\n|---|---|---|---|")
+    detect_prompt_injection("warm-up")
+    injection_score("warm-up")
+    for name, fn in layers.items():
+        lat = []
+        for t in texts:
+            t0 = time.perf_counter_ns()
+            fn(t)
+            lat.append((time.perf_counter_ns() - t0) / 1e6)
+        lat.sort()
+        print(f"| {name} | {statistics.median(lat):.3f} | {lat[int(0.99 * (len(lat) - 1))]:.3f} | {lat[-1]:.3f} |")
+    print()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--misses", type=int, default=0, help="print up to N missed / false-positive rows")
+    parser.add_argument("--misses", type=int, default=0, help="print up to N missed / false-positive rows per set")
     args = parser.parse_args()
-    if not (DATA / "malicious_dev.jsonl").exists() or not (DATA / "benign_dev.jsonl").exists():
-        print(f"skipped: injection data not found under {DATA}")
-        return 0
-    malicious, benign = _rows("malicious_dev.jsonl"), _rows("benign_dev.jsonl")
-    detect_prompt_injection("warm-up")
-    latencies: list[float] = []
-    stats: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])  # (label, lang, subtype) → hits, n
-    rule_hits: dict[str, int] = defaultdict(int)
-    misses, false_pos = [], []
-    for row in malicious + benign:
-        t0 = time.perf_counter_ns()
-        flags = detect_prompt_injection(row["text"])
-        latencies.append((time.perf_counter_ns() - t0) / 1e6)
-        key = (row["label"], row["lang"], row.get("subtype", ""))
-        stats[key][0] += bool(flags)
-        stats[key][1] += 1
-        for f in flags:
-            rule_hits[f] += 1
-        if row["label"] == "malicious" and not flags:
-            misses.append(row)
-        if row["label"] != "malicious" and flags:
-            false_pos.append((row, flags))
-
-    print("## Prompt-injection rules on the dev data\n")
-    print("| set | lang | rate |\n|---|---|---|")
-    for label, what in (("malicious", "detected"), ("benign", "false positives")):
-        for lang in ("en", "zh", "all"):
-            hits = sum(v[0] for k, v in stats.items() if k[0] == label and lang in ("all", k[1]))
-            n = sum(v[1] for k, v in stats.items() if k[0] == label and lang in ("all", k[1]))
-            print(f"| {label} ({what}) | {lang} | {_pct(hits, n)} |")
-    print("\n| label | lang | subtype | flagged |\n|---|---|---|---|")
-    for (label, lang, subtype), (hits, n) in sorted(stats.items()):
-        print(f"| {label} | {lang} | {subtype} | {_pct(hits, n)} |")
-    lat = sorted(latencies)
-    print(f"\nLatency per message: p50 {statistics.median(lat):.3f} ms, "
-          f"p99 {lat[int(0.99 * (len(lat) - 1))]:.3f} ms, max {lat[-1]:.3f} ms ({len(lat)} messages)\n")
-    print("| rule | hits |\n|---|---|")
-    for rule, n in sorted(rule_hits.items(), key=lambda kv: -kv[1]):
-        print(f"| {rule} | {n} |")
-    if args.misses:
-        print("\n### Missed malicious rows")
-        for row in misses[: args.misses]:
-            print(f"- [{row['lang']}/{row.get('subtype')}] {row['text'][:160]!r}")
-        print("\n### False positives")
-        for row, flags in false_pos[: args.misses]:
-            print(f"- [{row['lang']}/{row.get('subtype')}] {flags} {row['text'][:160]!r}")
+    shipped = load_model()
+    print("## Prompt-injection guard: rules, classifier, both\n")
+    print(f"Shipped model: {T.MODEL_PATH.name}, {T.MODEL_PATH.stat().st_size / 1e6:.2f} MB, thresholds "
+          f"{shipped.thresholds} ({shipped.meta.get('train_rows')} training rows).\n")
+    all_texts: list[str] = []
+    tmp = ROOT / "benchmarks" / ".bench_model.npz"
+    with threadpool_limits(1):
+        train = _jsonl(ROOT / "training" / "injection" / "train.jsonl.gz")
+        tr, va = _split(train)
+        has_dev = (DEV / "malicious_dev.jsonl").exists() and (DEV / "benign_dev.jsonl").exists()
+        t0 = time.perf_counter()
+        held = _retrain([{"text": r["text"], "label": r["label"], "lang": r["lang"]} for r in tr] + _base_rows(True), tmp)
+        print(f"Validation model: shipped recipe without the {len(va)} validation rows "
+              f"(trained in {time.perf_counter() - t0:.1f} s), thresholds {held.thresholds}.\n")
+        _tables("Validation split of train.jsonl (held out)", va, _decide(held, va), args.misses)
+        all_texts += [r["text"] for r in va]
+        if has_dev:
+            dev = _jsonl(DEV / "malicious_dev.jsonl") + _jsonl(DEV / "benign_dev.jsonl")
+            no_dev = _retrain([{"text": r["text"], "label": r["label"], "lang": r["lang"]} for r in train]
+                              + _base_rows(False), tmp)
+            _tables("Dev, model retrained without dev (honest; thresholds "
+                    f"{no_dev.thresholds})", dev, _decide(no_dev, dev), args.misses)
+            _tables("Dev, shipped model — TRAINED ON the licensed dev rows (SMP2017 benign rows excepted)",
+                    dev, _decide(shipped, dev))
+            smp = [r for r in dev if "SMP2017" in r.get("source", "")]
+            _tables("Dev SMP2017 benign rows (never trained on), shipped model", smp, _decide(shipped, smp))
+            all_texts += [r["text"] for r in dev]
+        else:
+            print(f"(dev data not found under {DEV}: dev tables skipped)\n")
+        fresh_a = ROOT / "tests" / "data" / T.ATTACKS_FRESH
+        fresh_b = ROOT / "tests" / "data" / T.BENIGN_FRESH
+        if fresh_a.exists():
+            rows = _jsonl(fresh_a)
+            _tables("injection_attacks_fresh.jsonl (own-written attacks, never trained on), shipped model",
+                    rows, _decide(shipped, rows), args.misses)
+            all_texts += [r["text"] for r in rows]
+        if fresh_b.exists():
+            rows = [dict(r, label=0) for i, r in enumerate(_jsonl(fresh_b)) if i % 2 == 1]
+            _tables("injection_benign_fresh.jsonl, odd rows (test half; the even rows set the threshold)",
+                    rows, _decide(shipped, rows), args.misses)
+            all_texts += [r["text"] for r in rows]
+        print("### Project labelled sets (benign), shipped model\n")
+        print("| set | rows | trained on | " + " | ".join(f"{k} FP" for k in LAYERS) + " |\n|---|---|---|"
+              + "---|" * len(LAYERS))
+        train_sets = {p.name for pat in T.REPO_BENIGN_TRAIN for p in (ROOT / "tests" / "data").glob(pat)}
+        per_set: dict[str, list[dict]] = defaultdict(list)
+        for r in T.labelled_benign_rows(ROOT, False):
+            per_set[r["set"]].append(dict(r, label=0))
+        for name, rows in sorted(per_set.items()):
+            d = _decide(shipped, rows)
+            print(f"| {name} | {len(rows)} | {'yes' if name in train_sets else 'no'} | "
+                  + " | ".join(str(int(d[k].sum())) for k in LAYERS) + " |")
+            all_texts += [r["text"] for r in rows]
+        print()
+        _latency(all_texts)
     return 0
 
 

@@ -1,6 +1,8 @@
 """The rule layer of the risk guard: regexes from YAML, run on normalised text.
 
-* :func:`detect_prompt_injection` — ``BLOCKED_PROMPT_INJECTION:<rule_id>`` flags for user input.
+* :func:`detect_prompt_injection` — ``BLOCKED_PROMPT_INJECTION:<rule_id>`` flags for user input; when no
+  rule fires, the learned classifier (:mod:`navigo_core.security.classifier`) decides:
+  ``BLOCKED_PROMPT_INJECTION:classifier:<score>`` at or above its calibrated threshold.
 * :func:`detect_unsafe_output` — ``UNSAFE_OUTPUT:<rule_id>`` flags for generated plans.
 
 Rules live in ``data/injection_rules.yaml`` and ``data/unsafe_output_rules.yaml``
@@ -83,8 +85,18 @@ def _scan(text: str, rules: tuple[Rule, ...], prefix: str) -> list[str]:
 
 
 def detect_prompt_injection(text: str) -> list[str]:
-    """``BLOCKED_PROMPT_INJECTION:<rule_id>`` for each injection rule ``text`` trips (``[]`` when clean)."""
-    return _scan(text, injection_rules(), INJECTION_PREFIX)
+    """``BLOCKED_PROMPT_INJECTION:<rule_id>`` for each injection rule ``text`` trips; when none does,
+    ``["BLOCKED_PROMPT_INJECTION:classifier:0.97"]`` if the classifier's score (2 decimals) reaches its
+    threshold; ``[]`` when clean."""
+    flags = _scan(text, injection_rules(), INJECTION_PREFIX)
+    if flags or not text or not text.strip():
+        return flags
+    from navigo_core.security.classifier import injection_score, injection_threshold
+
+    score = injection_score(text)
+    if score >= injection_threshold(text):
+        return [f"{INJECTION_PREFIX}classifier:{score:.2f}"]
+    return []
 
 
 def detect_unsafe_output(text: str) -> list[str]:

@@ -1,0 +1,148 @@
+"""The learned layer of the risk guard: a bilingual prompt-injection classifier.
+
+:func:`injection_score` gives the probability (0–1) that a text is a prompt-injection or jailbreak
+attempt; :func:`injection_threshold` the calibrated cut-off (per language) above which
+:func:`~navigo_core.security.rules.detect_prompt_injection` flags it as ``classifier:<score>``.
+
+Model: hashed character and word n-grams of :func:`~navigo_core.security.features.prepare`-d text
+(normalised; head and tail of long texts), sublinear tf-idf per block, L2-normalised, plus the
+hand-made concept features of :mod:`navigo_core.security.features`, into one logistic regression.
+The hashing is stateless, so the model file holds only weights: ``data/injection_model.npz``
+(a zip of ``.npy`` arrays and ``meta.json``; no pickle), rebuilt bit for bit by
+``make model`` (:mod:`navigo_core.security.train`). Loaded lazily, once.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import zipfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from sklearn.feature_extraction.text import HashingVectorizer
+
+from navigo_core.security.features import N_DENSE, dense_features, prepare
+
+__all__ = ["MODEL_PATH", "InjectionModel", "injection_score", "injection_scores", "injection_threshold",
+           "load_model", "text_lang"]
+
+MODEL_PATH = Path(__file__).parent / "data" / "injection_model.npz"
+_CJK_LO, _CJK_HI = "\u3400", "\u9fff"
+
+
+def make_vectorizer(analyzer: str, ngram: tuple[int, int], bits: int) -> HashingVectorizer:
+    """The (stateless) count hasher of one feature block; training and scoring share it."""
+    kw = {"token_pattern": r"(?u)\b\w+\b"} if analyzer == "word" else {}
+    return HashingVectorizer(analyzer=analyzer, ngram_range=tuple(ngram), n_features=2 ** bits,
+                             alternate_sign=False, norm=None, lowercase=False, dtype=np.float64, **kw)
+
+
+def text_lang(text: str) -> str:
+    """``"zh"`` when CJK characters make up at least a fifth of the letters, else ``"en"``."""
+    cjk = sum(1 for c in text if _CJK_LO <= c <= _CJK_HI)
+    alpha = sum(1 for c in text if c.isalpha())
+    return "zh" if alpha and cjk / alpha >= 0.2 else "en"
+
+
+@dataclass(frozen=True)
+class _Block:
+    vectorizer: HashingVectorizer
+    weight: np.ndarray  # per bucket
+    idf: np.ndarray  # per bucket
+
+
+class InjectionModel:
+    """A loaded classifier (see the module docstring)."""
+
+    def __init__(self, meta: dict, arrays: dict[str, np.ndarray]):
+        self.meta = meta
+        blocks = []
+        for i, spec in enumerate(meta["blocks"]):
+            size = 2 ** spec["bits"]
+            idx = arrays[f"b{i}_idx"].astype(np.int64)
+            weight = np.zeros(size, dtype=np.float64)
+            weight[idx] = arrays[f"b{i}_w"].astype(np.float64)
+            idf = np.full(size, float(spec["idf_unseen"]), dtype=np.float64)
+            idf[idx] = arrays[f"b{i}_idf"].astype(np.float64)
+            blocks.append(_Block(make_vectorizer(spec["analyzer"], spec["ngram"], spec["bits"]), weight, idf))
+        self.blocks = tuple(blocks)
+        self.dense_w = arrays["dense_w"].astype(np.float64)
+        self.dense_scale = float(meta["dense_scale"])
+        self.bias = float(meta["bias"])
+        if self.dense_w.shape[0] != N_DENSE:
+            raise ValueError("injection model does not match navigo_core.security.features (retrain: make model)")
+        self.thresholds: dict[str, float] = {k: float(v) for k, v in meta.get("thresholds", {}).items()}
+
+    def decision(self, prepared: list[str]) -> np.ndarray:
+        """Logits of already :func:`prepare`-d texts."""
+        out = np.full(len(prepared), self.bias, dtype=np.float64)
+        for b in self.blocks:
+            counts = b.vectorizer.transform(prepared).tocsr()
+            for r in range(len(prepared)):
+                lo, hi = counts.indptr[r], counts.indptr[r + 1]
+                if lo == hi:
+                    continue
+                cols = counts.indices[lo:hi]
+                vals = (np.log(counts.data[lo:hi]) + 1.0) * b.idf[cols]
+                norm = math.sqrt(float(vals @ vals))
+                out[r] += float(vals @ b.weight[cols]) / norm
+        for r, p in enumerate(prepared):
+            out[r] += float(dense_features(p) @ self.dense_w) * self.dense_scale
+        return out
+
+    def scores(self, texts: list[str]) -> np.ndarray:
+        prepared = [prepare(t) for t in texts]
+        logits = self.decision(prepared)
+        probs = 1.0 / (1.0 + np.exp(-logits))
+        return np.where([bool(p) for p in prepared], probs, 0.0)
+
+    def threshold(self, text: str) -> float:
+        return self.thresholds.get(text_lang(text), self.thresholds.get("any", 1.0))
+
+
+def read_model(path: Path) -> InjectionModel:
+    """Read a model file written by :func:`navigo_core.security.train.write_model` (no pickle)."""
+    arrays: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(path) as zf:
+        meta = json.loads(zf.read("meta.json").decode("utf-8"))
+        for name in zf.namelist():
+            if name.endswith(".npy"):
+                arrays[name[:-4]] = np.lib.format.read_array(io.BytesIO(zf.read(name)), allow_pickle=False)
+    return InjectionModel(meta, decode_arrays(arrays))
+
+
+def decode_arrays(stored: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Bucket indexes back from their gaps (``train.encode_arrays`` stores them so)."""
+    out = dict(stored)
+    for name in [n for n in stored if n.endswith("_didx")]:
+        out[name[:-5] + "_idx"] = np.cumsum(out.pop(name).astype(np.int64))
+    return out
+
+
+@lru_cache(maxsize=1)
+def load_model() -> InjectionModel:
+    """The shipped model (read once)."""
+    return read_model(MODEL_PATH)
+
+
+def injection_score(text: str) -> float:
+    """Probability (0–1) that ``text`` is a prompt-injection / jailbreak attempt; 0.0 for empty text."""
+    if not text or not text.strip():
+        return 0.0
+    return float(load_model().scores([text])[0])
+
+
+def injection_scores(texts: list[str]) -> list[float]:
+    """:func:`injection_score` of many texts at once (faster: one hashing call per block)."""
+    if not texts:
+        return []
+    return [float(s) for s in load_model().scores(list(texts))]
+
+
+def injection_threshold(text: str = "") -> float:
+    """The calibrated flagging threshold for ``text``'s language (``en`` / ``zh``)."""
+    return load_model().threshold(text)

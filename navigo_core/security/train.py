@@ -1,0 +1,261 @@
+"""Rebuild the injection classifier (``make model``): deterministic, one thread, bit-for-bit output.
+
+``python -m navigo_core.security.train [--out PATH]`` trains on
+
+* ``training/injection/train.jsonl.gz`` — the public corpus (sources and licences:
+  ``training/injection/LICENSES.md``);
+* ``training/injection/dev_licensed.jsonl.gz`` — the licensed rows of the shared dev set, when present;
+* ``training/injection/augment.py`` — own-written rows (short paraphrased attacks, trigger-word requests);
+* benign sentences of the project's own labelled sets: ``tests/data/routing_tune*.jsonl``,
+  ``calibration.jsonl``, ``out_of_scope_train*.jsonl`` (the other sets stay out: untrained checks),
+
+and calibrates the flagging threshold per language on benign text it did not train on: the lowest
+threshold giving ≤ 1 % false positives on the even-indexed rows of
+``tests/data/injection_benign_fresh.jsonl`` *and* no false positive on any row of the project's
+labelled sets (every ``tests/data/*.jsonl`` except the injection files' evaluation parts). The odd
+rows of ``injection_benign_fresh.jsonl`` and ``injection_attacks_fresh.jsonl`` are never read here.
+
+The model file is a zip of ``meta.json`` and ``.npy`` arrays with fixed timestamps; weights are
+rounded (float32, then 1e-6) so that the bytes do not depend on float noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import importlib.util
+import io
+import json
+import math
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
+
+from navigo_core.security.classifier import MODEL_PATH, make_vectorizer, read_model, text_lang
+from navigo_core.security.features import MAX_CHARS, N_DENSE, dense_features, prepare
+
+__all__ = ["CONFIG", "REPO_BENIGN_TRAIN", "build", "calibrate", "calibration_rows", "fit", "labelled_benign_rows",
+           "load_training_rows", "main", "own_rows", "write_model"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The chosen configuration (see training/injection/EXPERIMENTS.md for what was tried).
+CONFIG: dict = {
+    "blocks": [
+        {"analyzer": "char", "ngram": [1, 5], "bits": 19},
+        {"analyzer": "word", "ngram": [1, 2], "bits": 19},
+    ],
+    "sublinear_tf": True,
+    "dense_scale": 0.3,
+    "C": 10.0,
+    "class_weight": "balanced",
+    "max_fpr_calibration": 0.01,
+}
+
+#: Project sets used as benign *training* rows (the rest of tests/data stays untrained).
+REPO_BENIGN_TRAIN = ("routing_tune*.jsonl", "calibration.jsonl", "out_of_scope_train*.jsonl")
+#: Evaluation-only injection files (never trained on; the benign one's even rows calibrate the threshold).
+BENIGN_FRESH = "injection_benign_fresh.jsonl"
+ATTACKS_FRESH = "injection_attacks_fresh.jsonl"
+
+
+def _jsonl(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _row_lang(row: dict) -> str:
+    return row.get("lang") if row.get("lang") in ("en", "zh") else text_lang(row["text"])
+
+
+def own_rows(root: Path = ROOT) -> list[dict]:
+    """The own-written rows of ``training/injection/augment.py`` (``[]`` when the file is absent)."""
+    path = root / "training" / "injection" / "augment.py"
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location("_navigo_injection_augment", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.rows()
+
+
+def load_training_rows(root: Path = ROOT) -> list[dict]:
+    """Training rows ``{text, label (0/1), lang}`` in a fixed order."""
+    rows = []
+    for name in ("train.jsonl.gz", "dev_licensed.jsonl.gz"):
+        path = root / "training" / "injection" / name
+        if path.exists():
+            for r in _jsonl(path):
+                label = r["label"]
+                label = 1 if label in (1, "1", "malicious") else 0
+                rows.append({"text": r["text"], "label": label, "lang": _row_lang(r)})
+    for r in own_rows(root):
+        rows.append({"text": r["text"], "label": r["label"], "lang": r["lang"]})
+    for pattern in REPO_BENIGN_TRAIN:
+        for path in sorted((root / "tests" / "data").glob(pattern)):
+            for r in _jsonl(path):
+                rows.append({"text": r["text"], "label": 0, "lang": _row_lang(r)})
+    return rows
+
+
+def labelled_benign_rows(root: Path = ROOT, include_fresh_calibration: bool = True) -> list[dict]:
+    """Every benign row of the project's labelled sets (all tests/data/*.jsonl but the injection files),
+    plus the calibration (even) half of injection_benign_fresh.jsonl when asked."""
+    rows = []
+    for path in sorted((root / "tests" / "data").glob("*.jsonl")):
+        if path.name in (BENIGN_FRESH, ATTACKS_FRESH):
+            continue
+        rows += [{"text": r["text"], "lang": _row_lang(r), "set": path.name} for r in _jsonl(path)]
+    if include_fresh_calibration:
+        rows += [dict(r, set=BENIGN_FRESH + " (even)") for r in calibration_rows(root)]
+    return rows
+
+
+def calibration_rows(root: Path = ROOT) -> list[dict]:
+    """The even-indexed rows of injection_benign_fresh.jsonl (``[]`` when the file is absent)."""
+    path = root / "tests" / "data" / BENIGN_FRESH
+    if not path.exists():
+        return []
+    return [{"text": r["text"], "lang": _row_lang(r)} for i, r in enumerate(_jsonl(path)) if i % 2 == 0]
+
+
+def _round(a: np.ndarray) -> np.ndarray:
+    return np.round(a.astype(np.float32).astype(np.float64), 6).astype(np.float32)
+
+
+def _features(prepared: list[str], config: dict):
+    counts = [make_vectorizer(b["analyzer"], tuple(b["ngram"]), b["bits"]).transform(prepared).tocsr()
+              for b in config["blocks"]]
+    dense = np.vstack([dense_features(p) for p in prepared]) if prepared else np.zeros((0, N_DENSE))
+    return counts, dense
+
+
+def fit(rows: list[dict], config: dict = CONFIG) -> tuple[dict, dict[str, np.ndarray]]:
+    """Train on ``rows``; return (meta, arrays) with rounded weights."""
+    prepared = [prepare(r["text"]) for r in rows]
+    y = np.array([r["label"] for r in rows])
+    counts, dense = _features(prepared, config)
+    blocks, meta_blocks, arrays = [], [], {}
+    for i, (spec, X) in enumerate(zip(config["blocks"], counts)):
+        tf = TfidfTransformer(sublinear_tf=config["sublinear_tf"], use_idf=True, smooth_idf=True, norm="l2")
+        blocks.append(tf.fit_transform(X))
+        seen = np.flatnonzero(np.asarray((X > 0).sum(axis=0)).ravel())
+        arrays[f"b{i}_idx"] = seen.astype(np.uint32)
+        arrays[f"b{i}_idf"] = _round(tf.idf_[seen])
+        meta_blocks.append(dict(spec, idf_unseen=float(_round(np.array([math.log(1 + X.shape[0]) + 1.0]))[0])))
+    Xall = sp.hstack(blocks + [sp.csr_matrix(dense * config["dense_scale"])]).tocsr()
+    clf = LogisticRegression(C=config["C"], class_weight=config["class_weight"], solver="liblinear",
+                             max_iter=5000, random_state=0)
+    clf.fit(Xall, y)
+    coef = clf.coef_.ravel()
+    start = 0
+    for i, spec in enumerate(config["blocks"]):
+        w = coef[start: start + 2 ** spec["bits"]]
+        start += 2 ** spec["bits"]
+        arrays[f"b{i}_w"] = _round(w[arrays[f"b{i}_idx"].astype(np.int64)])
+    arrays["dense_w"] = _round(coef[start:])
+    meta = {
+        "format": 2,
+        "model": "hashed char+word n-gram tf-idf + concept features, logistic regression",
+        "blocks": meta_blocks,
+        "dense_scale": config["dense_scale"],
+        "bias": float(_round(clf.intercept_)[0]),
+        "max_chars": MAX_CHARS,
+        "train_rows": int(len(rows)),
+        "train_malicious": int(y.sum()),
+    }
+    return meta, arrays
+
+
+def calibrate(model, benign_calibration: list[dict], labelled: list[dict], max_fpr: float) -> dict[str, float]:
+    """Per language: the lowest threshold (on a 0.001 grid) with ≤ max_fpr false positives on
+    ``benign_calibration`` and none on ``labelled``."""
+    out = {}
+    for lang in ("en", "zh"):
+        cal = [r["text"] for r in benign_calibration if text_lang(r["text"]) == lang]
+        lab = [r["text"] for r in labelled if text_lang(r["text"]) == lang]
+        s_cal = np.sort(model.scores(cal)) if cal else np.zeros(0)
+        s_lab = model.scores(lab) if lab else np.zeros(0)
+        floor = float(s_lab.max()) if len(s_lab) else 0.0
+        if len(s_cal):
+            k = int(math.floor(max_fpr * len(s_cal)))  # false positives allowed
+            floor = max(floor, float(s_cal[len(s_cal) - 1 - k]))
+        out[lang] = round(min(math.floor(floor * 1000 + 1) / 1000, 0.999), 3)
+    return out
+
+
+def encode_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The stored form (:func:`navigo_core.security.classifier.decode_arrays` reverses it): bucket
+    indexes as gaps (they compress to a third), weights and idf as float16 (the scores move by
+    less than 0.001; the thresholds are calibrated on the stored model)."""
+    out: dict[str, np.ndarray] = {}
+    for name, a in arrays.items():
+        if name.endswith("_idx"):
+            out[name[:-4] + "_didx"] = np.diff(a.astype(np.int64), prepend=0).astype(np.uint32)
+        elif name.endswith(("_w", "_idf")):
+            out[name] = a.astype(np.float16)
+        else:
+            out[name] = a
+    return out
+
+
+def write_model(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+    """A zip of meta.json and .npy arrays with fixed timestamps and order (reproducible bytes)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        def put(name: str, data: bytes) -> None:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, compresslevel=9)
+
+        put("meta.json", json.dumps(meta, sort_keys=True, indent=1, ensure_ascii=False).encode("utf-8"))
+        for name, array in sorted(encode_arrays(arrays).items()):
+            b = io.BytesIO()
+            np.lib.format.write_array(b, np.ascontiguousarray(array), allow_pickle=False)
+            put(name + ".npy", b.getvalue())
+    path.write_bytes(buf.getvalue())
+
+
+def build(out: Path = MODEL_PATH, root: Path = ROOT, config: dict = CONFIG) -> Path:
+    """Train, calibrate and write the model to ``out``."""
+    with threadpool_limits(1):
+        rows = load_training_rows(root)
+        meta, arrays = fit(rows, config)
+        tmp = out.with_suffix(".uncalibrated.npz")
+        write_model(tmp, meta, arrays)
+        model = read_model(tmp)
+        tmp.unlink()
+        meta["thresholds"] = calibrate(model, calibration_rows(root), labelled_benign_rows(root, False),
+                                       config["max_fpr_calibration"])
+        meta["calibration"] = ("per language: lowest threshold with <= 1% false positives on the even rows of "
+                               f"tests/data/{BENIGN_FRESH} and none on the project's labelled sets")
+        write_model(out, meta, arrays)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Rebuild the prompt-injection classifier.")
+    parser.add_argument("--out", type=Path, default=MODEL_PATH, help=f"model file (default {MODEL_PATH})")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    path = build(args.out)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    meta = read_model(path).meta
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, sha256 {digest[:16]}) in "
+          f"{time.perf_counter() - t0:.1f} s; thresholds {meta['thresholds']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
