@@ -96,8 +96,33 @@ def resend_choices() -> None:
             st.session_state[key] = st.session_state[key]
 
 
+LANGS = ("en", "zh")
+
+
 def lang() -> str:
-    return st.session_state.get(LANG_KEY) or settings().default_language
+    """The session's language: chosen in the sidebar, else the URL's ``?lang=`` (a refresh or a shared
+    link), else the default. Held in a plain session key, not in the selector's widget state, which
+    Streamlit drops on a page switch."""
+    code = st.session_state.get(LANG_KEY)
+    if code not in LANGS:
+        code = st.query_params.get("lang")
+        code = code if code in LANGS else settings().default_language
+        st.session_state[LANG_KEY] = code
+    return code
+
+
+def set_lang(code: str) -> None:
+    """Make ``code`` the session's language and put it in the URL, so a refresh keeps it."""
+    if code in LANGS:
+        st.session_state[LANG_KEY] = code
+        st.query_params["lang"] = code
+
+
+def keep_lang_in_url() -> None:
+    """Called once per run: a page switch clears the URL's query parameters; put the language back."""
+    code = lang()
+    if st.query_params.get("lang") != code:
+        st.query_params["lang"] = code
 
 
 def tr(key: str, /, **params: object) -> str:

@@ -5,16 +5,23 @@ from __future__ import annotations
 import streamlit as st
 
 from navigo_core.policy import policy_status
-from ui.context import LANG_KEY, lang, resend_choices, settings, store, tr
+from ui.context import LANGS, keep_lang_in_url, lang, resend_choices, set_lang, settings, store, tr
+
+_LANG_CHOICE = "lang_choice"  # the selector's widget key; the language itself lives in ui.context
+
+
+def _language_changed() -> None:
+    set_lang(st.session_state[_LANG_CHOICE])
+    resend_choices()
 
 
 def render_sidebar() -> None:
     s = settings()
+    keep_lang_in_url()
     with st.sidebar:
-        if LANG_KEY not in st.session_state:
-            st.session_state[LANG_KEY] = s.default_language
+        st.session_state[_LANG_CHOICE] = lang()  # sent every run: a page switch cannot reset it
         st.selectbox(
-            tr("app.language"), ["en", "zh"], key=LANG_KEY, on_change=resend_choices,
+            tr("app.language"), list(LANGS), key=_LANG_CHOICE, on_change=_language_changed,
             format_func=lambda code: {"en": "English", "zh": "中文"}[code],
         )
         st.markdown(f"**{tr('app.engines')}**")
