@@ -196,8 +196,10 @@ class RuleSet:
     """The compiled rules: ordered L1 rules, switch phrases, off-topic categories, multi-intent markers."""
 
     def __init__(self, rules: Iterable[Rule], markers: re.Pattern[str] | None = None,
-                 switch: re.Pattern[str] | None = None, off_topic: Iterable[OffTopicCategory] = ()) -> None:
+                 switch: re.Pattern[str] | None = None, off_topic: Iterable[OffTopicCategory] = (),
+                 words: dict[str, re.Pattern[str]] | None = None) -> None:
         self.rules = tuple(rules)
+        self.words = dict(words or {})
         ids = [r.id for r in self.rules]
         if len(set(ids)) != len(ids):
             raise ValueError(f"rule ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}")
@@ -225,8 +227,9 @@ class RuleSet:
             cats.append(OffTopicCategory(name, str(spec["topic"]), bool(spec.get("gate", True)), pattern,
                                          words.compile(spec.get("negatives"), f"off_topic.{name}"),
                                          tuple(spec.get("intents") or ()), bool(spec.get("signal_veto", True))))
+        vocab = {name: compile_pattern(alt) for name, alt in words.words.items()}
         return cls(rules, words.compile(data.get("multi_intent_markers"), "multi_intent_markers"),
-                   words.compile(data.get("switch"), "switch"), cats)
+                   words.compile(data.get("switch"), "switch"), cats, vocab)
 
     @classmethod
     def from_yaml(cls, path: Path | str = RULES_FILE) -> RuleSet:
@@ -237,7 +240,7 @@ class RuleSet:
         extra = tuple(first)
         if not extra:
             return self
-        return RuleSet(extra + self.rules, self.markers, self.switch, self.off_topic)
+        return RuleSet(extra + self.rules, self.markers, self.switch, self.off_topic, self.words)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -289,6 +292,13 @@ class RuleSet:
         norm = normalize(text)
         possible = self._rule_filter.candidates(norm)
         return [r for i, r in enumerate(self.rules) if i in possible and r.matches(norm, text)]
+
+    def mentions(self, word_list: str, text: str) -> bool:
+        """Whether ``text`` uses a word of the file's ``{{word_list}}`` (e.g. ``business``: 出差, client …)."""
+        pattern = self.words.get(word_list)
+        if pattern is None:
+            raise KeyError(f"rules.yaml has no word list {word_list!r}")
+        return bool(text) and pattern.search(normalize(text)) is not None
 
     def is_switch(self, text: str) -> bool:
         """True when the message clearly leaves the current dialogue ("never mind", "换个话题")."""

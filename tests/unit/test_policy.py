@@ -139,8 +139,8 @@ def test_policy_check_agent_on_a_luxury_plan():
     settings = Settings(llm_api_key="", employee_grade="G1", _env_file=None)
     deps = make_planner_deps(settings, clock=lambda: datetime(2026, 5, 1, 9, tzinfo=timezone.utc))
     deps.settings = settings  # type: ignore[attr-defined]
-    state = plan("Luxury 5-star hotel trip from Shanghai to Tokyo 2026-05-04 to 2026-05-08, budget 60000 CNY, 1 adult",
-                 deps)
+    state = plan("Business trip: luxury 5-star hotel from Shanghai to Tokyo 2026-05-04 to 2026-05-08, budget 60000 CNY, "
+                 "1 adult", deps)
     assert state.budget is not None and state.policy_excesses is not None
     rules = {e["rule_id"]: e for e in state.policy_excesses}
     assert "HOTEL-1" in rules and rules["HOTEL-1"]["amount_over"] > 0 and rules["HOTEL-1"]["grade"] == "G1"
@@ -149,6 +149,21 @@ def test_policy_check_agent_on_a_luxury_plan():
     assert len(logs) == 1 and "HOTEL-1" in logs[0].output_summary
     assert policy_check.run(state, deps) == {}  # idempotent
     assert policy_check.run(state.model_copy(update={"budget": None, "policy_excesses": None}), deps) == {}
+
+
+@pytest.mark.parametrize("text", [
+    "Luxury 5-star hotel trip from Shanghai to Tokyo 2026-05-04 to 2026-05-08, budget 60000 CNY, 1 adult",
+    "上海出发去东京玩，2026年5月4日到8日，住五星酒店，预算60000元，一个人",
+])
+def test_a_leisure_trip_is_not_held_to_the_company_policy(text):
+    from navigo_core.config import Settings
+    from navigo_core.planner.supervisor import make_planner_deps, plan
+
+    settings = Settings(llm_api_key="", employee_grade="G1", _env_file=None)
+    state = plan(text, make_planner_deps(settings, clock=lambda: datetime(2026, 5, 1, 9, tzinfo=timezone.utc)))
+    assert state.budget is not None and state.policy_excesses == []
+    log = next(e for e in state.decision_log if e.agent == "policy_check")
+    assert "leisure" in log.output_summary
 
 
 def test_custom_policy_file_is_read_once_per_version_and_used_by_scenes(tmp_path):

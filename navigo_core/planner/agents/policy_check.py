@@ -10,6 +10,7 @@ Once the budget exists it checks, for the destination's city tier and the travel
 Grade: ``deps.settings.employee_grade`` when deps carry settings (else the global settings);
 unknown or empty: the policy's lowest grade, an assumption stated in the decision log.
 A policy file that does not load gives no excesses and its error in the log.
+A leisure trip (no business-trip words in the request: :func:`is_business_trip`) is not checked.
 Owns: ``policy_excesses`` (a list of :class:`navigo_core.policy.Excess` dumps).
 """
 
@@ -40,9 +41,22 @@ def _settings(deps: PlannerDeps) -> Any:
         return None
 
 
+def is_business_trip(state: PlannerState) -> bool:
+    """The request says it is a business trip (出差, a client, a conference …: the routing rules'
+    ``business`` words); a leisure trip is not held to the company's travel policy."""
+    from navigo_core.intent.rules import default_rules
+
+    rules = default_rules()
+    return any(rules.mentions("business", text) for text in state.inputs())
+
+
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
+    if not is_business_trip(state):
+        return {"policy_excesses": [], **entry(NAME, deps, input_summary="travel policy",
+                                              evidence=["no business-trip words in the request"],
+                                              output_summary="leisure trip: the company travel policy does not apply")}
     from navigo_core.policy import check_trip, policy_status
 
     settings = _settings(deps)
