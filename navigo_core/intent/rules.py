@@ -196,10 +196,8 @@ class RuleSet:
     """The compiled rules: ordered L1 rules, switch phrases, off-topic categories, multi-intent markers."""
 
     def __init__(self, rules: Iterable[Rule], markers: re.Pattern[str] | None = None,
-                 switch: re.Pattern[str] | None = None, off_topic: Iterable[OffTopicCategory] = (),
-                 words: dict[str, re.Pattern[str]] | None = None) -> None:
+                 switch: re.Pattern[str] | None = None, off_topic: Iterable[OffTopicCategory] = ()) -> None:
         self.rules = tuple(rules)
-        self.words = dict(words or {})
         ids = [r.id for r in self.rules]
         if len(set(ids)) != len(ids):
             raise ValueError(f"rule ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}")
@@ -217,7 +215,9 @@ class RuleSet:
             from navigo_core.intent.checks import CHECKS
 
             checks = CHECKS
-        words = _Words(data.get("words") or {})
+        from navigo_core.understand.purpose import word_lists
+
+        words = _Words({**word_lists(), **(data.get("words") or {})})  # {{business}} is shared with the planner
         rules = [_compile_rule(e, i, words, checks) for i, e in enumerate(data.get("rules") or [])]
         cats = []
         for name, spec in (data.get("off_topic") or {}).items():
@@ -227,9 +227,8 @@ class RuleSet:
             cats.append(OffTopicCategory(name, str(spec["topic"]), bool(spec.get("gate", True)), pattern,
                                          words.compile(spec.get("negatives"), f"off_topic.{name}"),
                                          tuple(spec.get("intents") or ()), bool(spec.get("signal_veto", True))))
-        vocab = {name: compile_pattern(alt) for name, alt in words.words.items()}
         return cls(rules, words.compile(data.get("multi_intent_markers"), "multi_intent_markers"),
-                   words.compile(data.get("switch"), "switch"), cats, vocab)
+                   words.compile(data.get("switch"), "switch"), cats)
 
     @classmethod
     def from_yaml(cls, path: Path | str = RULES_FILE) -> RuleSet:
@@ -240,7 +239,7 @@ class RuleSet:
         extra = tuple(first)
         if not extra:
             return self
-        return RuleSet(extra + self.rules, self.markers, self.switch, self.off_topic, self.words)
+        return RuleSet(extra + self.rules, self.markers, self.switch, self.off_topic)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -292,13 +291,6 @@ class RuleSet:
         norm = normalize(text)
         possible = self._rule_filter.candidates(norm)
         return [r for i, r in enumerate(self.rules) if i in possible and r.matches(norm, text)]
-
-    def mentions(self, word_list: str, text: str) -> bool:
-        """Whether ``text`` uses a word of the file's ``{{word_list}}`` (e.g. ``business``: 出差, client …)."""
-        pattern = self.words.get(word_list)
-        if pattern is None:
-            raise KeyError(f"rules.yaml has no word list {word_list!r}")
-        return bool(text) and pattern.search(normalize(text)) is not None
 
     def is_switch(self, text: str) -> bool:
         """True when the message clearly leaves the current dialogue ("never mind", "换个话题")."""

@@ -42,12 +42,12 @@ def _settings(deps: PlannerDeps) -> Any:
 
 
 def is_business_trip(state: PlannerState) -> bool:
-    """The request says it is a business trip (出差, a client, a conference …: the routing rules'
-    ``business`` words); a leisure trip is not held to the company's travel policy."""
-    from navigo_core.intent.rules import default_rules
+    """The request says it is a business trip (出差, a client, a conference …:
+    :func:`navigo_core.understand.purpose.is_business`, the routing rules' ``business`` words too);
+    a leisure trip is not held to the company's travel policy."""
+    from navigo_core.understand.purpose import is_business
 
-    rules = default_rules()
-    return any(rules.mentions("business", text) for text in state.inputs())
+    return any(is_business(text) for text in state.inputs())
 
 
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
