@@ -111,7 +111,7 @@ def test_flight_plan_budget_by_hand(deps):
         round(prices.convert(back.price / back.price_is_total_for, back.currency, "CNY"), 2)
     assert lines["flights"].amount == pytest.approx(pax * fare, abs=0.01)
     level = prices.price_level("CN")
-    tier = state.preferences.accommodation_preference
+    tier = b.tier  # the preference's class, or the one the budget left per night affords
     room = round(prices.convert(level.room_per_night_usd[tier], "USD", "CNY"), 2)
     assert b.rooms == math.ceil(pax / 2) == 1 and b.nights == 4
     assert lines["accommodation"].amount == pytest.approx(4 * 1 * room, abs=0.01)
@@ -486,3 +486,15 @@ def test_provider_text_with_an_injection_never_reaches_the_llm(fake_openai, fake
     logged = {e.agent: e for e in state.decision_log}
     assert logged["destination"].mode == "llm_fallback" and logged["destination"].risk_flags
     assert logged["synthesizer"].mode == "llm_fallback" and logged["synthesizer"].risk_flags
+
+
+def test_the_hotel_class_follows_the_budget_left_after_transport(deps):
+    state = plan("上海出发去东京，5月1日到5日，一个人，预算6000元", deps)  # the flights take half of it
+    b = state.budget
+    assert state.preferences.accommodation_preference == "mid" and b.tier == "budget"
+    assert b.within_budget is True  # a mid hotel would have gone over
+    assert any("fitted" in ev for e in state.decision_log if e.agent == "budget" for ev in e.evidence)
+    rich = plan("上海出发去杭州，5月1日到5日，两个大人，预算60000元", deps).budget
+    assert rich.tier == "luxury"  # a large budget buys the best class
+    named = plan("上海出发去东京，5月1日到5日，一个人，预算6000元，住五星酒店", deps).budget
+    assert named.tier == "luxury"  # a class the user names is kept (the tips say what a cheaper one saves)

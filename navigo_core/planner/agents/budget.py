@@ -3,7 +3,9 @@
 * flights: (outbound + return fare per traveller) × travellers — the recommended offers'
   prices (``price / price_is_total_for``), converted to the budget's currency;
 * ground transport (when no flight makes sense): 2 × distance × fare per km × travellers;
-* accommodation: nights × rooms × nightly rate of the tier, rooms = ⌈travellers / occupancy⌉;
+* accommodation: nights × rooms × nightly rate of the tier, rooms = ⌈travellers / occupancy⌉; with a
+  budget and no hotel class named, the best tier that fits what is left after transport, food and
+  local travel (the cheapest when none fits);
 * food and local transport: days × travellers × daily cost at the destination's price level.
 
 Unit prices are converted and rounded to cents first, so every formula multiplies out
@@ -31,6 +33,24 @@ def ready(state: PlannerState) -> bool:
 
 def fmt(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{x:,.0f}"
+
+
+def explicit_tier(state: PlannerState) -> bool:
+    """The user named a hotel class ("5-star", "hostel", "经济型"): the budget does not pick it."""
+    from navigo_core.planner.agents.preference import BUDGET_WORDS, PREMIUM
+
+    text = " ".join(state.inputs())
+    return bool(PREMIUM.search(text) or BUDGET_WORDS.search(text))
+
+
+def fitting_tier(left: float, nights: int, travellers: int, room_rate: Any) -> str:
+    """The best hotel class whose rooms for ``nights`` fit in ``left`` (the cheapest when none does)."""
+    data_occupancy = data("planning")["occupancy"]
+    for tier in reversed(TIER_ORDER):
+        rooms = math.ceil(travellers / int(data_occupancy.get(tier, 2)))
+        if nights * rooms * room_rate(tier) <= left:
+            return tier
+    return TIER_ORDER[0]
 
 
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
@@ -80,17 +100,26 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
                    f"{t('planner.budget.travellers', lang)} = {fmt(amount)} {ccy}")
         lines.append(BudgetLine(category="ground_transport", formula=formula, amount=amount, currency=ccy))
 
+    food = conv(level.food_per_day_usd, "USD")
+    local = conv(level.local_transport_per_day_usd, "USD")
+    fitted = None
+    if req.budget is not None and nights > 0 and not explicit_tier(state):  # type: ignore[union-attr]
+        # the hotel class follows what the budget leaves per night after transport, food and local travel
+        left = req.budget.amount - sum(x.amount for x in lines) - n_days * pax * (food + local)  # type: ignore[union-attr]
+        fitted = fitting_tier(left, nights, pax, lambda x: conv(level.room_usd(x), "USD"))
+        if fitted != tier:
+            tier = fitted
+            occupancy = int(data("planning")["occupancy"].get(tier, 2))
+            rooms = math.ceil(pax / occupancy)
     room = conv(level.room_usd(tier), "USD")
     amount = round(nights * rooms * room, 2)
     lines.append(BudgetLine(category="accommodation", currency=ccy, amount=amount, formula=(
         f"{nights} {t('planner.budget.nights', lang)} × {rooms} {t('planner.budget.rooms', lang)} × {fmt(room)} {ccy} "
         f"({t('planner.tier.' + tier, lang)}) = {fmt(amount)} {ccy}")))
-    food = conv(level.food_per_day_usd, "USD")
     amount = round(n_days * pax * food, 2)
     lines.append(BudgetLine(category="food", currency=ccy, amount=amount, formula=(
         f"{n_days} {t('planner.budget.days', lang)} × {pax} {t('planner.budget.travellers', lang)} × {fmt(food)} {ccy} "
         f"= {fmt(amount)} {ccy}")))
-    local = conv(level.local_transport_per_day_usd, "USD")
     amount = round(n_days * pax * local, 2)
     lines.append(BudgetLine(category="local_transport", currency=ccy, amount=amount, formula=(
         f"{n_days} {t('planner.budget.days', lang)} × {pax} {t('planner.budget.travellers', lang)} × {fmt(local)} {ccy} "
@@ -131,7 +160,8 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     update: dict[str, Any] = {"budget": assessment}
     update.update(entry(NAME, deps, input_summary=f"budget {limit} {ccy}, {n_days} day(s), {pax} traveller(s)",
                         evidence=[f"total {fmt(total)} {ccy} vs budget {fmt(limit) if limit is not None else '-'}",
-                                  f"tier: {tier}, rooms: {rooms}, nights: {nights}",
+                                  f"tier: {tier}" + (" (fitted to the budget left per night)" if fitted else "")
+                                  + f", rooms: {rooms}, nights: {nights}",
                                   f"flight: {state.recommended_flight_id or '-'} / {state.recommended_return_flight_id or '-'}",
                                   f"price level {country or '?'}: {getattr(level, 'level', '?')}"],
                         risk_flags=flags,
