@@ -498,3 +498,13 @@ def test_the_hotel_class_follows_the_budget_left_after_transport(deps):
     assert rich.tier == "luxury"  # a large budget buys the best class
     named = plan("上海出发去东京，5月1日到5日，一个人，预算6000元，住五星酒店", deps).budget
     assert named.tier == "luxury"  # a class the user names is kept (the tips say what a cheaper one saves)
+
+
+def test_a_city_without_place_data_gets_kinds_of_activity_and_says_so(deps):
+    state = plan("From Shanghai to Kyoto, May 1 to May 5, 2 adults, budget 20000 CNY", deps)
+    titles = [a.title for d in state.itinerary for a in d.activities]
+    assert not any(x.startswith(("Main museum of", "Kyoto city museum", "Kyoto highlights")) for x in titles)
+    assert titles and all("{city}" not in x for x in titles)
+    assert any("No place data for Kyoto" in n for n in state.itinerary[0].notes)
+    known = plan(EN, deps)  # Hangzhou has place data: no such note
+    assert not any("No place data" in n for d in known.itinerary for n in d.notes)

@@ -3,7 +3,8 @@
 Rules: the arrival day is light (check-in + at most ``arrival_day_activities``); the
 departure day holds only check-out and the transfer; HIGH-risk weather days get indoor
 activities only; interests are taken in turn, so they spread across days; no activity
-appears twice. Owns: ``itinerary``.
+appears twice. A city without place data in the catalogue gets kinds of activity ("a museum of
+your choice"), and the first day says so. Owns: ``itinerary``.
 """
 
 from __future__ import annotations
@@ -133,6 +134,8 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
                                  activities=acts, notes=notes))
     if not risk:
         days[0].notes.append(t("planner.itin.note_no_forecast", lang))
+    if city_key not in (data("activities").get("cities") or {}):  # generic kinds of activity, said plainly
+        days[0].notes.append(t("planner.itin.note_no_places", lang, city=city))
     update: dict[str, Any] = {"itinerary": days}
     n_acts = sum(1 for d in days for a in d.activities if a.kind == "activity")
     update.update(entry(NAME, deps, input_summary=f"{city}, {start}–{end}, interests {prefs.prioritized_interests}",  # type: ignore[union-attr]
