@@ -52,6 +52,8 @@ class Activity(BaseModel):
     interest: str = ""
     indoor: bool = False
     flight_id: str | None = None  # arrival/departure transfers: the flight they refer to
+    lat: float | None = Field(default=None, ge=-90, le=90)  # a real place of the catalogue (day maps)
+    lon: float | None = Field(default=None, ge=-180, le=180)
 
 
 class ItineraryDay(BaseModel):

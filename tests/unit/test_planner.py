@@ -314,8 +314,8 @@ def test_llm_prose_used_when_available(fake_openai, fake_llm_settings, settings)
                                "accommodation_preference": "mid"})
         if "rationales" in schema:  # one per candidate: the user's own destination only (no ideas asked for)
             return json.dumps({"rationales": ["Hangzhou: tea hills by West Lake."]})
-        if "summary" in schema:
-            return json.dumps({"summary": "A calm five days of tea and hills in Hangzhou."})
+        if "summary" in schema:  # a faithful rewrite: every number, date and the city kept
+            return json.dumps({"summary": "A calm trip of tea and hills. " + body["messages"][-1]["content"]})
         return json.dumps({"is_injection": False, "reason": ""})
 
     fake_openai.responder = responder
@@ -325,7 +325,7 @@ def test_llm_prose_used_when_available(fake_openai, fake_llm_settings, settings)
     assert state.preferences.source == "llm" and state.preferences.travel_style == "relaxed"
     # the user's explicit interests win over the model's
     assert {"tea", "hiking"} <= set(state.preferences.prioritized_interests)
-    assert state.final_plan.summary == "A calm five days of tea and hills in Hangzhou."
+    assert state.final_plan.summary.startswith("A calm trip of tea and hills. 5-day trip to Hangzhou")
     assert state.destination_candidates[0].rationale == "Hangzhou: tea hills by West Lake."
     assert {"risk_guard_llm", "preference", "destination", "synthesizer"} <= \
         {e.agent for e in state.decision_log if e.mode == "llm"}
@@ -508,3 +508,20 @@ def test_a_city_without_place_data_gets_kinds_of_activity_and_says_so(deps):
     assert any("No place data for Kyoto" in n for n in state.itinerary[0].notes)
     known = plan(EN, deps)  # Hangzhou has place data: no such note
     assert not any("No place data" in n for d in known.itinerary for n in d.notes)
+
+
+def test_each_day_with_real_places_gets_a_map_in_solver_order(deps):
+    from navigo_core.maps.daymap import day_maps
+
+    state = plan(EN, deps)  # Hangzhou: the catalogue has real places with coordinates
+    maps = day_maps(state)
+    assert maps and set(maps) <= {d.day for d in state.itinerary}
+    for n, m in maps.items():
+        day = next(d for d in state.itinerary if d.day == n)
+        real = [a for a in day.activities if a.lat is not None]
+        assert len(m.points) == len(real) + 2 and m.points[0] == m.points[-1]  # from the base and back
+        assert {p.name for p in m.points[1:-1]} == {a.title for a in real}
+        assert len(m.legs) == len(m.points) - 1 and all(leg.minutes > 0 for leg in m.legs)
+        assert all(leg.mode == ("walk" if leg.km <= 2 else "drive") for leg in m.legs)
+        assert m.links.google and m.links.amap_web  # Hangzhou is inside China
+    assert day_maps(plan("From Shanghai to Kyoto, May 1 to May 5, 2 adults, budget 20000 CNY", deps)) == {}

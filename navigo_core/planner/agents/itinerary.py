@@ -44,7 +44,8 @@ class _Picker:
     def _make(self, row: dict[str, Any], interest: str) -> Activity:
         self.used.add(row["id"])
         title = str(row.get(self.lang) or row["en"]).replace("{city}", self.city)
-        return Activity(id=row["id"], title=title, interest=interest, indoor=bool(row.get("indoor")))
+        return Activity(id=row["id"], title=title, interest=interest, indoor=bool(row.get("indoor")),
+                        lat=row.get("lat"), lon=row.get("lon"))
 
     def pick(self, *, indoor_only: bool) -> Activity | None:
         n = len(self.order)
