@@ -83,13 +83,13 @@ def _retrain(rows: list[dict], tmp: Path):
 
 def _base_rows(with_dev: bool) -> list[dict]:
     """Training rows of the shipped recipe except train.jsonl (own rows, repo benign, licensed dev)."""
-    rows = [{"text": r["text"], "label": r["label"], "lang": r["lang"]} for r in T.own_rows(ROOT)]
+    rows = [{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "own"} for r in T.own_rows(ROOT)]
     for pattern in T.REPO_BENIGN_TRAIN:
         for path in sorted((ROOT / "tests" / "data").glob(pattern)):
-            rows += [{"text": r["text"], "label": 0, "lang": T._row_lang(r)} for r in _jsonl(path)]
+            rows += [{"text": r["text"], "label": 0, "lang": T._row_lang(r), "group": "repo"} for r in _jsonl(path)]
     dev = ROOT / "training" / "injection" / "dev_licensed.jsonl.gz"
     if with_dev and dev.exists():
-        rows += [{"text": r["text"], "label": _label(r), "lang": r["lang"]} for r in _jsonl(dev)]
+        rows += [{"text": r["text"], "label": _label(r), "lang": r["lang"], "group": "dev"} for r in _jsonl(dev)]
     return rows
 
 
@@ -154,7 +154,8 @@ def _latency(texts: list[str]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--misses", type=int, default=0, help="print up to N missed / false-positive rows per set")
+    parser.add_argument("--misses", type=int, default=0,
+                        help="print up to N missed / false-positive rows per set (not for the held-out fresh files)")
     args = parser.parse_args()
     shipped = load_model()
     print("## Prompt-injection guard: rules, classifier, both\n")
@@ -167,15 +168,16 @@ def main() -> int:
         tr, va = _split(train)
         has_dev = (DEV / "malicious_dev.jsonl").exists() and (DEV / "benign_dev.jsonl").exists()
         t0 = time.perf_counter()
-        held = _retrain([{"text": r["text"], "label": r["label"], "lang": r["lang"]} for r in tr] + _base_rows(True), tmp)
+        held = _retrain([{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "public"} for r in tr]
+                        + _base_rows(True), tmp)
         print(f"Validation model: shipped recipe without the {len(va)} validation rows "
               f"(trained in {time.perf_counter() - t0:.1f} s), thresholds {held.thresholds}.\n")
         _tables("Validation split of train.jsonl (held out)", va, _decide(held, va), args.misses)
         all_texts += [r["text"] for r in va]
         if has_dev:
             dev = _jsonl(DEV / "malicious_dev.jsonl") + _jsonl(DEV / "benign_dev.jsonl")
-            no_dev = _retrain([{"text": r["text"], "label": r["label"], "lang": r["lang"]} for r in train]
-                              + _base_rows(False), tmp)
+            no_dev = _retrain([{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "public"}
+                               for r in train] + _base_rows(False), tmp)
             _tables("Dev, model retrained without dev (honest; thresholds "
                     f"{no_dev.thresholds})", dev, _decide(no_dev, dev), args.misses)
             _tables("Dev, shipped model — TRAINED ON the licensed dev rows (SMP2017 benign rows excepted)",
@@ -189,14 +191,18 @@ def main() -> int:
         fresh_b = ROOT / "tests" / "data" / T.BENIGN_FRESH
         if fresh_a.exists():
             rows = _jsonl(fresh_a)
-            _tables("injection_attacks_fresh.jsonl (own-written attacks, never trained on), shipped model",
-                    rows, _decide(shipped, rows), args.misses)
+            # the held-out evaluation files are never printed row by row (no --misses): nobody reads them
+            _tables("injection_attacks_fresh.jsonl (attacks written independently, never trained on), shipped model",
+                    rows, _decide(shipped, rows))
             all_texts += [r["text"] for r in rows]
         if fresh_b.exists():
             rows = [dict(r, label=0) for i, r in enumerate(_jsonl(fresh_b)) if i % 2 == 1]
             _tables("injection_benign_fresh.jsonl, odd rows (test half; the even rows set the threshold)",
-                    rows, _decide(shipped, rows), args.misses)
+                    rows, _decide(shipped, rows))
             all_texts += [r["text"] for r in rows]
+            even = [dict(r, label=0) for i, r in enumerate(_jsonl(fresh_b)) if i % 2 == 0]
+            _tables("injection_benign_fresh.jsonl, even rows (calibration half: ≤ 1 % per language by construction)",
+                    even, _decide(shipped, even))
         print("### Project labelled sets (benign), shipped model\n")
         print("| set | rows | trained on | " + " | ".join(f"{k} FP" for k in LAYERS) + " |\n|---|---|---|"
               + "---|" * len(LAYERS))

@@ -7,6 +7,8 @@ attempt; :func:`injection_threshold` the calibrated cut-off (per language) above
 Model: hashed character and word n-grams of :func:`~navigo_core.security.features.prepare`-d text
 (normalised; head and tail of long texts), sublinear tf-idf per block, L2-normalised, plus the
 hand-made concept features of :mod:`navigo_core.security.features`, into one logistic regression.
+When the model's meta has ``segments`` (the shipped one does, for English), a text scores as the maximum
+of its whole and of each of its sentences / lines, so a hijack appended to a real request still shows.
 The hashing is stateless, so the model file holds only weights: ``data/injection_model.npz``
 (a zip of ``.npy`` arrays and ``meta.json``; no pickle), rebuilt bit for bit by
 ``make model`` (:mod:`navigo_core.security.train`). Loaded lazily, once.
@@ -25,9 +27,9 @@ from pathlib import Path
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
 
-from navigo_core.security.features import N_DENSE, dense_features, prepare
+from navigo_core.security.features import N_DENSE, crop_raw, dense_features, prepare, segments
 
-__all__ = ["MODEL_PATH", "InjectionModel", "injection_score", "injection_scores", "injection_threshold",
+__all__ = ["MODEL_PATH", "InjectionModel", "expand_dense", "injection_score", "injection_scores", "injection_threshold",
            "load_model", "text_lang"]
 
 MODEL_PATH = Path(__file__).parent / "data" / "injection_model.npz"
@@ -39,6 +41,15 @@ def make_vectorizer(analyzer: str, ngram: tuple[int, int], bits: int) -> Hashing
     kw = {"token_pattern": r"(?u)\b\w+\b"} if analyzer == "word" else {}
     return HashingVectorizer(analyzer=analyzer, ngram_range=tuple(ngram), n_features=2 ** bits,
                              alternate_sign=False, norm=None, lowercase=False, dtype=np.float64, **kw)
+
+
+def expand_dense(dense: np.ndarray, prepared: list[str], by_lang: bool) -> np.ndarray:
+    """The concept block as the model sees it: as is, or (``by_lang``) one copy per language, the other
+    language's copy zeroed, so English and Chinese concepts get their own weights."""
+    if not by_lang:
+        return dense
+    zh = np.array([[1.0 if text_lang(p) == "zh" else 0.0] for p in prepared]).reshape(-1, 1)
+    return np.hstack([dense * (1.0 - zh), dense * zh])
 
 
 def text_lang(text: str) -> str:
@@ -72,13 +83,15 @@ class InjectionModel:
         self.blocks = tuple(blocks)
         self.dense_w = arrays["dense_w"].astype(np.float64)
         self.dense_scale = float(meta["dense_scale"])
+        self.dense_by_lang = bool(meta.get("dense_by_lang", False))
         self.bias = float(meta["bias"])
-        if self.dense_w.shape[0] != N_DENSE:
+        if self.dense_w.shape[0] != N_DENSE * (2 if self.dense_by_lang else 1):
             raise ValueError("injection model does not match navigo_core.security.features (retrain: make model)")
         self.thresholds: dict[str, float] = {k: float(v) for k, v in meta.get("thresholds", {}).items()}
 
-    def decision(self, prepared: list[str]) -> np.ndarray:
-        """Logits of already :func:`prepare`-d texts."""
+    def decision(self, prepared: list[str], raws: list[str] | None = None) -> np.ndarray:
+        """Logits of already :func:`prepare`-d texts (``raws``: the :func:`crop_raw` originals, for the
+        decoded views of the concept features)."""
         out = np.full(len(prepared), self.bias, dtype=np.float64)
         for b in self.blocks:
             counts = b.vectorizer.transform(prepared).tocsr()
@@ -90,13 +103,26 @@ class InjectionModel:
                 vals = (np.log(counts.data[lo:hi]) + 1.0) * b.idf[cols]
                 norm = math.sqrt(float(vals @ vals))
                 out[r] += float(vals @ b.weight[cols]) / norm
-        for r, p in enumerate(prepared):
-            out[r] += float(dense_features(p) @ self.dense_w) * self.dense_scale
+        if prepared:
+            dense = np.vstack([dense_features(p, raws[r] if raws is not None else None) for r, p in enumerate(prepared)])
+            out += (expand_dense(dense, prepared, self.dense_by_lang) @ self.dense_w) * self.dense_scale
         return out
 
     def scores(self, texts: list[str]) -> np.ndarray:
         prepared = [prepare(t) for t in texts]
-        logits = self.decision(prepared)
+        logits = self.decision(prepared, [crop_raw(t) for t in texts])
+        seg = self.meta.get("segments")
+        if seg:  # a text scores as its most suspicious part: the whole, or one of its segments
+            owner, parts = [], []
+            langs = seg.get("langs", ("en", "zh"))
+            for i, p in enumerate(prepared):
+                if text_lang(p) not in langs:
+                    continue
+                for part in segments(p, seg["max_segments"], seg["min_chars"]):
+                    owner.append(i)
+                    parts.append(part)
+            if parts:
+                np.maximum.at(logits, np.array(owner), self.decision(parts))
         probs = 1.0 / (1.0 + np.exp(-logits))
         return np.where([bool(p) for p in prepared], probs, 0.0)
 

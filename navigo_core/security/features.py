@@ -11,10 +11,24 @@ persona, staying in character, token / penalty games, output forcing, prompt ext
 statistics for adversarial suffixes (punctuation, odd tokens) and length. None is a single trigger
 word on its own: the linear model weighs them against the n-grams, and the benign training rows
 (with "ignore", "system", 忽略, 角色 in harmless sentences) keep any one of them from deciding.
+
+Concepts also run on *views* of the text that undo cheap obfuscation: leetspeak inside words
+(``1gn0r3``), spaced or dotted letters (``i g n o r e``), Chinese characters separated by symbols
+(``忽/略/之/前``), small capitals, and payloads decoded from base64, hex or ``\\uXXXX`` escapes (from the raw
+text, :func:`crop_raw`), rot13 and reversed text when the message mentions them. Three statistics say
+whether such obfuscation, a decoded payload or a hidden attack word was found. For Chinese texts, three
+more separate *talking about* an attack (a quoted example inside a discussion: news, training, a
+risk assessment, 怎么防) from *making* one.
+
+:func:`segments` splits a text into sentences / lines; the classifier can score each on its own (the
+model's ``segments`` setting) so an instruction appended to an ordinary request is not diluted by it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import codecs
 import math
 import re
 
@@ -22,7 +36,7 @@ import numpy as np
 
 from navigo_core.security.normalize import normalize
 
-__all__ = ["CONCEPTS", "MAX_CHARS", "N_DENSE", "dense_features", "prepare"]
+__all__ = ["CONCEPTS", "MAX_CHARS", "N_DENSE", "crop_raw", "dense_features", "prepare", "segments"]
 
 #: Longer normalised texts are scored on their first and last MAX_CHARS // 2 characters.
 MAX_CHARS = 1000
@@ -40,16 +54,26 @@ CONCEPTS: tuple[tuple[str, str, str], ...] = (
      r"[^。！？\n]{0,8}?(?:指令|指示|规则|提示|要求|命令|设定|问题|任务|内容|对话|限制|约束|指引|说明|信息)"),
     ("rules_void",
      r"\b(?:instructions?|rules|guidelines|guidance|restrictions|directions|directives|constraints|setup|configuration|"
-     r"programming)\b[^.\n]{0,30}\b(?:(?:are|is) (?:now )?(?:void|cancel+ed|lifted|suspended|revoked|obsolete|invalid|"
-     r"irrelevant|gone)|no longer (?:apply|applies|valid|matter|exist)|(?:do not|don't|does not|doesn't) apply)\b",
+     r"programming|brief|setup text|orders)\b[^.\n]{0,30}\b(?:(?:are|is|have been|has been|were|was) (?:now |hereby )?"
+     r"(?:void|null|cancel+ed|lifted|suspended|revoked|obsolete|invalid|irrelevant|gone|expired|withdrawn|retired|"
+     r"deleted|wiped|paused|overwritten|rolled back|not binding|removed)|no longer (?:apply|applies|valid|matter|"
+     r"exist|count|binding)|(?:do not|don't|does not|doesn't) (?:apply|count)|expired|(?:are|is) null and void)\b",
      r"(?:规矩|规则|设定|指示|指令|要求|限制|约束|交代|指引|准则)[^。！？\n]{0,12}?(?:作废|失效|无效|不再有效|不再适用|不算数|"
-     r"不作数|被取消|被解除|已解除|全部取消|统统取消|没用了|不用管了|抛在脑后|一笔勾销)|"
+     r"不作数|被取消|被解除|已解除|全部取消|统统取消|没用了|不用管了|抛在脑后|一笔勾销|清空|翻篇|过期|撤销|撤了|删除|删掉|"
+     r"回滚|退役|停用|暂停|卸载|不好使|失去效力|划掉)|"
+     r"(?:之前|以前|原来|原先|先前|前面|上面|以上|此前|最早|一开始)[^。！？\n]{0,10}?(?:全部|统统|一律|都)?(?:不算数|不作数|"
+     r"作废|无效|失效|不算了|一笔勾销|翻篇了)|"
      r"(?:不再|不要再|不用再|不必再|别再)(?:理会|遵守|遵循|服从|听从|管|在意)"),
     ("obey_me",
      r"\b(?:only|just) (?:obey|listen to|follow|answer to) me\b|\bdo (?:exactly )?(?:as|what) i say\b|"
-     r"\byou (?:now )?(?:work|answer|report) (?:only )?(?:for|to) me\b|\bi am (?:now )?your (?:new )?(?:master|owner|admin|developer)\b",
+     r"\byou (?:now )?(?:work|answer|report|listen|belong) (?:only )?(?:for|to) me\b|"
+     r"\bi am (?:now )?your (?:new |only )?(?:master|owner|admin|developer|boss|operator)\b|"
+     r"\b(?:take|taking|await) (?:your |my )?(?:orders|commands|instructions|direction) (?:only )?from me\b|"
+     r"\bmy (?:word|instructions?|commands?|messages?) (?:is|are) (?:now )?(?:the only|your (?:new|only))\b|"
+     r"\b(?:one|only|new) master\b|\bobey (?:me|the user)\b|\bawait my commands\b",
      r"(?:只听我的|只听从我|照我说的做|按我说的做|听我的指挥|服从我|我说什么你就做什么|我才是你的(?:主人|开发者|管理员)|"
-     r"你现在归我管)"),
+     r"你现在归我管|只(?:能|会)?(?:听|听从|服从)我|我(?:才是|就是|现在是)你的(?:主人|老板|开发者|管理员|上级|领导)|归我管|"
+     r"听我调遣|我说了算|无条件服从|对我一个人负责|只对我负责|我说啥就?(?:说|做|干)啥|我让你(?:干|做|说)(?:啥|什么)你就)"),
     ("now_instead",
      r"\b(?:instead|rather)\b[^.\n]{0,30}\b(?:say|print|output|write|respond|answer|reply|tell)\b|"
      r"\b(?:just|only|simply|directly) (?:say|print|output|reply|respond with|write|repeat)\b",
@@ -125,6 +149,41 @@ CONCEPTS: tuple[tuple[str, str, str], ...] = (
     ("quote_payload",
      r"[\"“'][^\"”'\n]{3,80}[\"”']",
      r"[“\"「『][^”\"」』\n]{2,60}[”\"」』]"),
+    ("addressed_to_ai",  # text inside content that talks to the model reading it (indirect injection)
+     r"\b(?:note|message|notice|instructions?|reminder|attention|memo|p\.?s\.?|hidden text|directive|orders)\b[^.\n]{0,25}?"
+     r"\b(?:to|for)\b (?:the |any |all |every |an? )?(?:ai|a\.i\.|assistants?|models?|llms?|language models?|chatbots?|"
+     r"bots?|agents?|summari[sz]ers?|automated \w+)\b|"
+     r"\bif you(?:'re| are) (?:an? |the )?(?:ai|assistant|language model|chatbot|bot|llm|model|automated)\b|"
+     r"\b(?:dear|hey|attention|hello|hi|to the) (?:ai|assistant|model|chatbot|bot|llm|language model)s?\b[,:!]|"
+     r"\b(?:ai|assistants?|models?|llms?|bots?|agents?|language models?)\b (?:(?:that is|who is|which is|currently) )?"
+     r"(?:reading|processing|summari[sz]ing|parsing|seeing) (?:this|these)\b",
+     r"(?:给|致|写给)(?:所有|任何|各位|每个)?(?:正在)?(?:阅读|读|读到|处理|总结|解析|看到|做总结)[^。\n：:]{0,8}?(?:ai|人工智能|"
+     r"助手|模型|机器人|智能体|代理|程序)|"
+     r"(?:致|写给)(?:所有|任何|各位|每个)?[^。\n]{0,4}?(?:ai|人工智能|助手|模型|机器人|智能体|代理)[^。\n]{0,10}?[:：，,]|"
+     r"给(?:ai|人工智能|助手|模型|机器人|智能体|代理|大模型)[^。\n]{0,4}?的(?:系统)?(?:通知|备注|指令|消息|话|说明|隐藏文字|命令)|"
+     r"如果你是(?:一个|一名|正在)?[^。\n]{0,6}?(?:ai|人工智能|助手|模型|机器人|语言模型|大模型)|"
+     r"(?:读到|看到|处理)(?:这里|这段|本段|这条)[^。\n]{0,8}(?:ai|助手|模型|机器人)|(?:ai|助手|模型|机器人)(?:请注意|注意|听好)"),
+    ("extract_soft",  # prompt extraction without the stock phrases
+     r"\b(?:reproduce|quote|paste|copy|recite|echo|restate|print|output|show|share|reveal|repeat|spell out|dump|read out|"
+     r"send|give me|tell me|write out|display)\b[^.\n?]{0,40}?\b(?:setup|set-up|configuration|config|brief|preamble|"
+     r"instructions?|prompt|guidelines|rules|directions|directives|system message|system text|template|context)\b"
+     r"[^.\n?]{0,40}?\b(?:given|received|told|loaded|configured|initiali[sz]ed|started with|exactly|verbatim|word for word|"
+     r"in full|original|above|hidden|unchanged|literally|line by line)\b|"
+     r"\bwhat (?:were|was|have) you (?:been )?(?:told|given|instructed|asked)\b|"
+     r"\b(?:before|prior to) (?:this|our|the) (?:chat|conversation|session)\b[^.\n]{0,40}\b(?:told|said|given|received)\b|"
+     r"\b(?:told|said to|given to) you before\b",
+     r"(?:原封不动|原样|原文|逐字|一字不差|一个字都别漏|一字不漏|照着念|全文|一条一条|一行一行)[^。\n？?]{0,12}?(?:贴|发|输出|"
+     r"复述|念|给我|告诉|展示|引用|打印|列|背|复制|回显)|"
+     r"(?:设定|指令|提示词|配置|说明|指引|指示|人设|前言|交代|准则|守则)[^。\n？?]{0,10}?(?:原封不动|原样|原文|逐字|全文|"
+     r"一字不差|照着念|念一遍|背一遍|复述一遍|贴出来|发出来|打印出来)|"
+     r"(?:聊天|对话|会话)(?:开始)?(?:之前|以前)[^。\n？?]{0,12}?(?:跟你说|告诉你|给你|交代|布置|收到|说了)|"
+     r"(?:你|您)(?:被|收到|拿到|接到|加载)(?:的|了)?[^。\n？?]{0,4}(?:设定|指令|说明|指示|配置|提示|准则)"),
+    ("decode_follow",  # "decode this and do what it says"
+     r"\b(?:decode|decipher|decrypt|rot-?13|base-?64|hex(?:adecimal)?|backwards|reversed?|unscramble|pig latin|morse|"
+     r"convert (?:it|this) (?:back )?to text)\b[^\n]{0,60}?\b(?:follow|obey|do (?:it|that|what)|execute|act on|"
+     r"carry out|comply|respond accordingly|what it says|what it asks)\b",
+     r"(?:解码|解密|解出来|解一下|转成文字|转成汉字|倒过来|倒着|拼音|base64|rot13|十六进制|编码|密文|颠倒|转义)[^\n]{0,30}?"
+     r"(?:照做|照办|执行|照着做|按[^。\n]{0,6}(?:做|办)|照它|照里面)"),
 )
 
 _COMPILED = tuple((name, re.compile(en), re.compile(zh)) for name, en, zh in CONCEPTS)
@@ -136,8 +195,102 @@ _PUNCT = re.compile(r"[^\w\s]|_")
 #: Tokens typical of optimisation suffixes: very long, bracket / symbol laden, or vowel-less letter runs.
 _ODD_TOKEN = re.compile(r"(?<!\S)(?:\S{26,}|\S*[\[\]{}()<>\\|^~`@#$%&*_=+]\S*|[b-df-hj-np-tv-xz]{5,})(?!\S)")
 
+# ---- de-obfuscation: extra "views" of a text on which the concepts also run -------------------------
+#: Leetspeak digits / symbols inside Latin words.
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_TOKEN = re.compile(r"(?<![\w@$])(?=[a-z0-9@$]*[a-z])(?=[a-z0-9@$]*[013457@$])[a-z0-9@$]{3,}(?![\w@$])")
+#: A leet digit between two letters (h3llo, pr3v10u5), unlike codes such as ca1234, b12 or 5pm.
+_LEET_INNER = re.compile(r"[a-z][013457@$]+[a-z]")
+#: Small capitals and similar letters NFKC leaves alone (ɪɢɴᴏʀᴇ).
+_SMALL_CAPS = str.maketrans(dict(zip("ᴀʙᴄᴅᴇғɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnopqrstuvwyz")))
+#: Single letters separated by one space / dot / dash ... ("i g n o r e", "r.u.l.e.s").
+_SPACED = re.compile(r"(?<![a-z])(?:[a-z][ .\-*_/|·+~]){3,}[a-z](?![a-z])")
+#: Chinese characters separated by a symbol each ("忽/略/之/前", "忽🙂略🙂之").
+_CJK_SPACED = re.compile(r"(?:[\u4e00-\u9fff][^\u4e00-\u9fff\w\s，、：；“”‘’（）《》？！]{1,2}){3,}[\u4e00-\u9fff]")
+_SEPARATORS = re.compile(r"[^\w\u4e00-\u9fff]|_")
+#: Words an obfuscated segment is hiding (run on the squashed segment, no word boundaries).
+_OBF_KEYWORD = re.compile(r"ignor|disregard|instruction|prompt|rules|restriction|jailbreak|bypass|reveal|password|hack|bomb|"
+                          r"weapon|forget|override|unfilter|nolimit|忽略|无视|指令|提示词|限制|规则|设定|越狱|密码|炸弹|黑")
+_B64_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])")
+_HEX_TOKEN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+_UNI_ESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){3,}")
+_ROT_HINT = re.compile(r"rot-?13|rot 13|caesar|凯撒")
+_REV_HINT = re.compile(r"backwards|reversed?|in reverse|倒过来|倒着|反过来读|颠倒")
+
+
+def _printable(text: str) -> bool:
+    return len(text) >= 6 and sum(c.isprintable() for c in text) >= 0.9 * len(text) and bool(re.search(r"\w{2}", text))
+
+
+def _decoded(raw: str) -> list[str]:
+    """Payloads hidden in ``raw`` (original case): base64, hex and \\uXXXX escapes that decode to text."""
+    out = []
+    for tok in _B64_TOKEN.findall(raw)[:8]:
+        try:
+            text = base64.b64decode(tok + "=" * (-len(tok) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if _printable(text):
+            out.append(text)
+    for tok in _HEX_TOKEN.findall(raw)[:8]:
+        try:
+            text = bytes.fromhex(tok).decode("utf-8")
+        except ValueError:
+            continue
+        if _printable(text):
+            out.append(text)
+    for tok in _UNI_ESC.findall(raw)[:8]:
+        out.append("".join(chr(int(h, 16)) for h in re.findall(r"\\u([0-9a-fA-F]{4})", tok)))
+    return out
+
+
+def _views(prepared: str, raw: str | None) -> tuple[list[str], float, float, float]:
+    """Extra texts the concepts also run on, and three statistics: obfuscated segments present, an encoded
+    payload decoded, an attack word hidden in an obfuscated segment or payload."""
+    views = []
+    segments = []
+    text = prepared.translate(_SMALL_CAPS)
+    leet = [t for t in _LEET_TOKEN.findall(text) if _LEET_INNER.search(t)]
+    if leet:
+        segments += [t.translate(_LEET) for t in leet]
+        text = _LEET_TOKEN.sub(lambda m: m.group(0).translate(_LEET) if _LEET_INNER.search(m.group(0)) else m.group(0), text)
+    spaced = _SPACED.findall(text) + _CJK_SPACED.findall(text)
+    if spaced:
+        segments += [_SEPARATORS.sub("", t) for t in spaced]
+        text = _CJK_SPACED.sub(lambda m: _SEPARATORS.sub("", m.group(0)), _SPACED.sub(lambda m: _SEPARATORS.sub("", m.group(0)), text))
+    if text != prepared:
+        views.append(text)
+    if _ROT_HINT.search(prepared):
+        views.append(codecs.encode(prepared, "rot13"))
+    if _REV_HINT.search(prepared):
+        views.append(prepared[::-1])
+    decoded = [normalize(t) for t in _decoded(raw if raw is not None else prepared)]
+    views += decoded
+    hidden = any(_OBF_KEYWORD.search(t) for t in segments + decoded + views[len(views) - len(decoded):])
+    obf = 1.0 if (spaced or len(leet) >= 2) else 0.0
+    return views, obf, 1.0 if decoded else 0.0, 1.0 if hidden else 0.0
+
+
+# ---- talking ABOUT attacks: quoted attack phrases inside a discussion -------------------------------
+#: Quoted spans (double / CJK quotes anywhere; single quotes only at word edges, not apostrophes).
+_QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,200})[\"”」』]|(?:(?<=[\s:：(（,，])|^)'([^'\n]{2,200})'(?=[\s.,;:!?)）]|$)")
+#: Concepts that name an instruction to the model (what a quoted example of an attack contains).
+_ATTACK_CONCEPTS = ("override", "rules_void", "obey_me", "extract_soft", "prompt_extraction", "mode_switch", "no_limits",
+                    "addressed_to_ai", "persona_rules")
+#: The text discusses attacks / AI rather than addressing the model: news, training, risk, fiction, "is it real".
+_META_TALK = re.compile(
+    r"\b(?:what is|what's|what does|how does (?:it|that|this) work|how do (?:we|i|companies|vendors|they) (?:prevent|protect|"
+    r"defend|stop|check|handle)|is (?:that|it|this) (?:real|true|normal|a scam|legal)|(?:for|in|of) (?:a|my|our|the) (?:talk|"
+    r"presentation|article|blog(?: post)?|paper|novel|story|training|workshop|test cases?|risk assessment|handbook|lecture|"
+    r"survey|course|report)|explain|news|article|research|awareness|warned|example|e\.g\.|such as|(?:no|without) (?:attack|"
+    r"technical) (?:recipes|details)|in plain (?:words|language))\b|"
+    r"(?:是什么|什么是|什么意思|原理|怎么防|如何防|防范|怎么检查|科普|新闻|文章|讲座|培训|论文|风险评估|测试用例|小说|剧情|"
+    r"是真的吗|是不是诈骗|不需要(?:具体|技术)|提纲|大纲|框架|比如|例如|举例|示范话术|手册|课件|调研|综述|通俗)")
+
 #: Text statistics appended after the concepts.
-_STATS = ("log_len", "many_lines", "punct_ratio", "odd_token_ratio", "you_density", "cjk_ratio", "n_concepts")
+_STATS = ("log_len", "many_lines", "punct_ratio", "odd_token_ratio", "you_density", "cjk_ratio", "n_concepts",
+          "obfuscated", "encoded_payload", "hidden_keyword", "meta_talk", "attack_quoted_only", "quoted_and_meta")
+_ATTACK_IDX = tuple(i for i, (name, _, _) in enumerate(CONCEPTS) if name in _ATTACK_CONCEPTS)
 N_DENSE = len(_COMPILED) + len(_STATS)
 
 
@@ -150,14 +303,46 @@ def prepare(text: str) -> str:
     return norm
 
 
-def dense_features(prepared: str) -> np.ndarray:
-    """The concept markers (0/1) and text statistics (each roughly in [0, 1]) of a :func:`prepare`-d text."""
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+
+
+def segments(prepared: str, max_segments: int = 8, min_chars: int = 24) -> list[str]:
+    """The sentences / lines of a :func:`prepare`-d text, short ones merged with the next, at most
+    ``max_segments`` (neighbours merged pairwise until they fit); ``[]`` for a single-segment text.
+    Scored on their own they expose an instruction appended to, or hidden inside, ordinary text."""
+    parts = [x.strip() for x in _SENTENCE_SPLIT.split(prepared) if x and x.strip()]
+    merged: list[str] = []
+    for part in parts:
+        if merged and len(merged[-1]) < min_chars:
+            merged[-1] += " " + part
+        else:
+            merged.append(part)
+    if len(merged) > 1 and len(merged[-1]) < min_chars:
+        last = merged.pop()
+        merged[-1] += " " + last
+    while len(merged) > max_segments:
+        merged = [" ".join(merged[i: i + 2]) for i in range(0, len(merged), 2)]
+    return merged if len(merged) >= 2 else []
+
+
+def crop_raw(text: str) -> str:
+    """The raw text bounded like :func:`prepare` (head and tail, twice :data:`MAX_CHARS` each) for decoding."""
+    return text if len(text) <= 4 * MAX_CHARS else text[: 2 * MAX_CHARS] + "\n" + text[-2 * MAX_CHARS:]
+
+
+def dense_features(prepared: str, raw: str | None = None) -> np.ndarray:
+    """The concept markers (0/1) and text statistics (each roughly in [0, 1]) of a :func:`prepare`-d text.
+
+    ``raw`` (the original text, see :func:`crop_raw`) lets base64 payloads be decoded (they do not survive
+    case-folding); concepts fire on the text or on any of its de-obfuscated / decoded views."""
     out = np.zeros(N_DENSE, dtype=np.float64)
     if not prepared:
         return out
+    views, obf, encoded, hidden = _views(prepared, raw)
+    texts = [prepared] + views
     i = 0
     for _, en, zh in _COMPILED:
-        out[i] = 1.0 if (en.search(prepared) or zh.search(prepared)) else 0.0
+        out[i] = 1.0 if any(en.search(t) or zh.search(t) for t in texts) else 0.0
         i += 1
     n = len(prepared)
     nt = len(_TOKEN.findall(prepared))
@@ -171,4 +356,22 @@ def dense_features(prepared: str) -> np.ndarray:
     out[i + 4] = min(you / max(n_words + cjk, 1) * 10.0, 1.0)
     out[i + 5] = cjk / n
     out[i + 6] = min(float(out[: len(_COMPILED)].sum()) / 6.0, 1.0)
+    out[i + 7] = obf
+    out[i + 8] = encoded
+    out[i + 9] = hidden
+    # Chinese texts only: measured on the own hard-benign rows, these help Chinese and hurt English
+    # (training/injection/EXPERIMENTS.md).
+    letters = sum(1 for c in prepared if c.isalpha())
+    if not letters or cjk / letters < 0.2:
+        return out
+    meta = 1.0 if _META_TALK.search(prepared) else 0.0
+    out[i + 10] = meta
+    if any(out[k] for k in _ATTACK_IDX) and _QUOTED.search(prepared):
+        quoted = " | ".join(a or b for a, b in _QUOTED.findall(prepared))
+        outside = _QUOTED.sub(" ", prepared)
+        in_q = any(_COMPILED[k][1].search(quoted) or _COMPILED[k][2].search(quoted) for k in _ATTACK_IDX)
+        out_q = any(_COMPILED[k][1].search(outside) or _COMPILED[k][2].search(outside) for k in _ATTACK_IDX)
+        if in_q and not out_q:
+            out[i + 11] = 1.0
+            out[i + 12] = meta
     return out

@@ -324,7 +324,7 @@ def main(argv):
     return results
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] != "--recipe"):
     main(sys.argv[1:])
 
 
@@ -368,3 +368,158 @@ def dev_cv(name: str, folds: int = 5) -> dict:
             out[f"{tag}_{lang}_{st}"] = float(np.mean(sc[m] >= th))
     print(json.dumps(out, indent=1))
     return out
+
+
+# ---------------------------------------------------------------- the shipped recipe, by config dict
+#
+# ``python training/injection/experiments.py --recipe '{"dense_scale": 0.5}'`` evaluates
+# navigo_core.security.train.fit's recipe (train.CONFIG updated with the JSON) with cached features:
+#
+# * val / LOSO / dev as above (own rows of train.own_rows() and repo benign always on the training side);
+# * own LOSO: leave one family (language x subtype) of the own-written attacks out; recall of that family at
+#   the threshold giving 1 % false positives on that language's benign validation rows plus the held-out
+#   half of own_benign.jsonl (the hard benign rows: trigger words, text about AI, pasted documents);
+# * own-B FP: false positives on that held-out half at the validation threshold.
+# own_benign.jsonl is split in halves by a hash of the text; half B never trains in these experiments.
+
+def _half_b(text: str) -> bool:
+    import hashlib
+    return hashlib.md5(text.encode("utf-8")).digest()[0] % 2 == 1
+
+
+def recipe_eval(overrides: dict, name: str = "recipe", own_loso: bool = True) -> dict:
+    from navigo_core.security import train as T
+    from navigo_core.security.features import N_DENSE, prepare
+
+    config = dict(T.CONFIG)
+    config.update(overrides)
+    t0 = time.time()
+    train, dev = load_train(), load_dev()
+    for r in train:
+        r["group"] = "public"
+    own = [dict(r, group="own", source="own:" + r.get("subtype", "")) for r in T.own_rows(ROOT)]
+    own_b = [r for r in own if r.get("origin") == "own_benign.jsonl" and _half_b(r["text"])]
+    own_b_ids = {id(r) for r in own_b}
+    own_train = [r for r in own if id(r) not in own_b_ids]
+    if os.environ.get("NO_OWN") == "1":  # the "before" row: own jsonl rows evaluated, never trained on
+        own_train = [r for r in own_train if r.get("origin") not in T.OWN_FILES]
+    repo = [dict(r, group="repo") for r in load_repo_benign()]
+    everything = train + dev + own + repo
+    prepared = [prepare(r["text"]) for r in everything]
+    pos = {id(r): i for i, r in enumerate(everything)}
+    from navigo_core.security.features import crop_raw
+    from navigo_core.security.classifier import expand_dense
+    counts, dense = T._features(prepared, config, [crop_raw(r["text"]) for r in everything])
+    dense = expand_dense(dense, prepared, bool(config.get("dense_by_lang")))
+    y_all = np.array([r["label"] for r in everything])
+
+    def fit_score(tr_rows, eval_sets):
+        idx = np.array([pos[id(r)] for r in tr_rows])
+        blocks, transformers = [], []
+        for X in counts:
+            tf = TfidfTransformer(sublinear_tf=config["sublinear_tf"], use_idf=True, smooth_idf=True, norm="l2")
+            blocks.append(tf.fit_transform(X[idx]))
+            transformers.append(tf)
+        Xtr = sp.hstack(blocks + [sp.csr_matrix(dense[idx] * config["dense_scale"])]).tocsr()
+        clf = LogisticRegression(C=config["C"], class_weight=config["class_weight"], solver="liblinear",
+                                 max_iter=5000, random_state=0)
+        clf.fit(Xtr, y_all[idx], sample_weight=T.sample_weights(tr_rows, config))
+        outs = []
+        for rows in eval_sets:
+            e = np.array([pos[id(r)] for r in rows], dtype=np.int64)
+            if len(e) == 0:
+                outs.append(np.zeros(0))
+                continue
+            Xe = sp.hstack([tf.transform(X[e]) for tf, X in zip(transformers, counts)]
+                           + [sp.csr_matrix(dense[e] * config["dense_scale"])]).tocsr()
+            out = clf.decision_function(Xe)
+            seg = config.get("segments")
+            if seg:
+                from navigo_core.security.classifier import make_vectorizer
+                from navigo_core.security.features import dense_features, segments
+                owner, parts = [], []
+                from navigo_core.security.classifier import text_lang
+                for k, i in enumerate(e):
+                    if text_lang(prepared[i]) not in seg.get("langs", ("en", "zh")):
+                        continue
+                    for part in segments(prepared[i], seg["max_segments"], seg["min_chars"]):
+                        owner.append(k)
+                        parts.append(part)
+                if parts:
+                    Xs = sp.hstack([tf.transform(make_vectorizer(b["analyzer"], tuple(b["ngram"]), b["bits"]).transform(parts))
+                                    for tf, b in zip(transformers, config["blocks"])]
+                                   + [sp.csr_matrix(expand_dense(np.vstack([dense_features(x) for x in parts]), parts,
+                                                                 bool(config.get("dense_by_lang"))) * config["dense_scale"])]).tocsr()
+                    np.maximum.at(out, np.array(owner), clf.decision_function(Xs))
+            outs.append(out)
+        return outs
+
+    strat = [f"{r['label']}{r['lang']}{r['subtype'] if r['subtype'] != 'jailbreak_template' or r['lang'] == 'en' else 'roleplay_jailbreak'}" for r in train]
+    idx_tr, idx_va = train_test_split(np.arange(len(train)), test_size=0.2, random_state=0, stratify=strat)
+    tr = [train[i] for i in idx_tr]
+    va = [train[i] for i in idx_va]
+    base = own_train + repo
+    s_va, s_dev, s_ob = fit_score(tr + base, [va, dev, own_b])
+    yv = np.array([r["label"] for r in va])
+    ordinary = np.array([r["label"] == 0 and not is_role_prompt(r) for r in va])
+    res = {"name": name, "val_auc": roc_auc_score(yv, s_va)}
+    thr_lang = {}
+    for lang in ("en", "zh"):
+        m = np.array([r["lang"] == lang for r in va])
+        thr_lang[lang] = thr_at_fpr(s_va[ordinary & m])
+        res[f"val_rec_{lang}"] = float(np.mean(s_va[(yv == 1) & m] >= thr_lang[lang]))
+        mb = np.array([r["lang"] == lang for r in own_b])
+        res[f"ownB_fp_{lang}"] = float(np.mean(s_ob[mb] >= thr_lang[lang]))
+    if dev:
+        yd = np.array([r["label"] for r in dev])
+        res["dev_auc"] = roc_auc_score(yd, s_dev)
+        for lang in ("en", "zh"):
+            m = np.array([r["lang"] == lang for r in dev])
+            res[f"dev_rec_{lang}"] = float(np.mean(s_dev[(yd == 1) & m] >= thr_lang[lang]))
+            res[f"dev_fp_{lang}"] = float(np.mean(s_dev[(yd == 0) & m] >= thr_lang[lang]))
+    va_ben = [r for r in va if r["label"] == 0 and not (ORDINARY and is_role_prompt(r))]
+    loso = {}
+    for fam in sorted({family(r) for r in train if r["label"] == 1}):
+        tr_f = [r for r in tr if not (r["label"] == 1 and family(r) == fam)] + base
+        held = [r for r in train if r["label"] == 1 and family(r) == fam]
+        if len(held) < 10:  # not in the mean
+            continue
+        s_ben, s_held = fit_score(tr_f, [va_ben, held])
+        loso[fam] = (float(np.mean(s_held >= thr_at_fpr(s_ben))), len(held), held[0]["lang"])
+    res["loso"] = loso
+    for lang in ("en", "zh"):
+        vals = [v[0] for v in loso.values() if v[2] == lang and v[1] >= 10]
+        res[f"loso_{lang}"] = float(np.mean(vals))
+    if own_loso:
+        oloso = {}
+        for lang, st in sorted({(r["lang"], r["subtype"]) for r in own if r.get("origin") == "own_attacks.jsonl"}):
+            held = [r for r in own if r.get("origin") == "own_attacks.jsonl" and r["lang"] == lang
+                    and r["subtype"] == st]
+            if len(held) < 10:
+                continue
+            held_ids = {id(r) for r in held}
+            tr_f = tr + [r for r in base if id(r) not in held_ids]
+            ben = [r for r in va_ben + own_b if r["lang"] == lang]
+            s_ben, s_held = fit_score(tr_f, [ben, held])
+            oloso[f"{lang}/{st}"] = (float(np.mean(s_held >= thr_at_fpr(s_ben))), len(held), lang)
+        res["own_loso"] = oloso
+        for lang in ("en", "zh"):
+            vals = [v[0] for v in oloso.values() if v[2] == lang]
+            res[f"oloso_{lang}"] = float(np.mean(vals)) if vals else float("nan")
+    res["secs"] = time.time() - t0
+    keys = ["val_auc", "val_rec_en", "val_rec_zh", "loso_en", "loso_zh", "oloso_en", "oloso_zh", "ownB_fp_en",
+            "ownB_fp_zh", "dev_auc", "dev_rec_en", "dev_rec_zh", "dev_fp_en", "dev_fp_zh"]
+    print(f"## {name} {json.dumps(overrides, ensure_ascii=False)} ({res['secs']:.0f}s)")
+    print("  " + "  ".join(f"{k}={res[k]:.3f}" for k in keys if k in res))
+    print("  LOSO: " + ", ".join(f"{f}={v[0]:.2f}/{v[1]}" for f, v in res["loso"].items()))
+    if own_loso:
+        print("  own LOSO: " + ", ".join(f"{f}={v[0]:.2f}/{v[1]}" for f, v in res["own_loso"].items()))
+    sys.stdout.flush()
+    return res
+
+
+if __name__ == "__main__" and len(sys.argv) > 2 and sys.argv[1] == "--recipe":
+    with threadpool_limits(1):
+        for spec in sys.argv[2:]:
+            recipe_eval(json.loads(spec), name=os.environ.get("NAME", "recipe"),
+                        own_loso=os.environ.get("OWN_LOSO", "1") == "1")
