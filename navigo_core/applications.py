@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from navigo_core.errors import InputError
+from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import t
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,7 +35,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ACTIVE_STATUSES", "STATUSES", "AmbiguousApplication", "Application", "ApplicationError", "ApplicationService",
-    "AuditEntry", "FieldChange", "PolicyExcess", "card_text", "extract_number", "policy_excesses",
+    "AuditEntry", "FieldChange", "PolicyExcess", "PolicyUnavailable", "card_text", "extract_number",
+    "policy_excesses", "require_policy",
 ]
 
 Status = Literal["draft", "submitted", "approved", "rejected", "cancelled"]
@@ -47,6 +48,43 @@ NUMBER_RE = re.compile(r"(?<![A-Za-z0-9])TA-?\s?(\d{4})-?(\d{4})(?!\d)", re.IGNO
 
 class ApplicationError(InputError):
     default_code = "application.error.generic"
+
+
+class PolicyUnavailable(ApplicationError):
+    """No readable travel policy (the file is missing, broken or unreadable, even one deleted while the app
+    runs): drafting, submitting and checking claims are refused (fail closed), never "complies"."""
+
+    default_code = "application.error.no_policy"
+
+    def __init__(self, reason: Any = None) -> None:
+        self.reason = reason  # the PolicyError (rendered in the caller's language) or a text
+        super().__init__(self.default_code)
+
+    def message(self, lang: str = "en") -> str:
+        from navigo_core.errors import clip
+        from navigo_core.redact import redact
+
+        if self.reason is None:
+            return t("application.error.no_policy_bare", lang)
+        why = self.reason.message(lang) if isinstance(self.reason, NavigoError) else str(self.reason)
+        return redact(t(self.code, lang, reason=clip(why, 400)))
+
+
+def require_policy(settings: Any = None) -> Any:
+    """The travel policy of ``settings`` (default: the current settings), read now; :class:`PolicyUnavailable`
+    when it cannot be read, whatever the reason."""
+    from navigo_core.policy import PolicyError, policy_for_settings
+
+    try:
+        if settings is None:
+            from navigo_core.config import get_settings
+
+            settings = get_settings()
+        return policy_for_settings(settings)
+    except PolicyError as exc:
+        raise PolicyUnavailable(exc) from exc
+    except Exception as exc:  # noqa: BLE001 - whatever the file holds: refuse, never check against nothing
+        raise PolicyUnavailable(f"{type(exc).__name__}: {exc}") from exc
 
 
 class AmbiguousApplication(ApplicationError):
@@ -222,10 +260,11 @@ def lowest_grade(policy: Any) -> str:
 class ApplicationService:
     """Every operation on applications; each change goes through the store's audited repo."""
 
-    def __init__(self, store: Store, *, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(self, store: Store, *, clock: Callable[[], datetime] | None = None, settings: Any = None) -> None:
         self.store = store
         self.repo = store.applications
         self.clock = clock or _utcnow
+        self.settings = settings  # whose TRAVEL_POLICY_FILE the business actions need (None: the current ones)
 
     # reading
     def _model(self, row: Mapping[str, Any] | None) -> Application | None:
@@ -294,9 +333,8 @@ class ApplicationService:
         if start_date and end_date and end_date < start_date:
             raise ApplicationError("application.error.dates_order")
         now = self.clock()
-        number = self.repo.next_number(now.year)
-        values = {
-            "number": number, "owner": owner, "traveller": traveller or owner, "purpose": purpose or "",
+        values = {  # no "number": the store takes the year's next one in the insert's transaction
+            "owner": owner, "traveller": traveller or owner, "purpose": purpose or "",
             "origin": origin or "", "cities": cities, "aliases": sorted({*cities, *(a for a in aliases if a)}),
             "start_date": start_date, "end_date": end_date, "estimated_cost": estimated_cost,
             "currency": (currency or "CNY").upper(), "status": "draft", "plan_id": plan_id,
@@ -325,6 +363,7 @@ class ApplicationService:
         if state.budget and state.budget.nights:
             acc = sum(line.amount for line in state.budget.lines if line.category == "accommodation")
             hotel = acc / state.budget.nights / max(state.budget.rooms or 1, 1) if acc else None
+        policy = policy if policy is not None else require_policy(self.settings)  # fail closed
         excesses = policy_excesses(policy, grade, cities=[city], start=req.start_date, end=req.end_date,
                                    hotel_per_night=hotel, currency=currency, today=today)
         return self.create(owner=owner, traveller=traveller, purpose=purpose, origin=origin, cities=[city],
@@ -346,6 +385,7 @@ class ApplicationService:
         aliases = [a for a in ((dest.name, dest.name_zh) if dest else ()) if a]
         origin = (req.origin.display_name(req.lang) if req.origin else "") or req.origin_text
         currency = req.budget.currency if req.budget else "CNY"
+        policy = policy if policy is not None else require_policy(self.settings)  # fail closed
         excesses = policy_excesses(policy, grade, cities=[city], start=req.start_date, end=req.end_date,
                                    currency=currency, today=today)
         return self.create(owner=owner, traveller=traveller, purpose=extract_purpose(text), origin=origin,
@@ -382,9 +422,11 @@ class ApplicationService:
         return self._change(app, {"excesses": new}, actor=actor, action="justify")
 
     def submit(self, number: str, *, actor: str, justifications: Mapping[str, str] | str | None = None) -> Application:
-        """draft → submitted; every policy excess needs a justification first."""
+        """draft → submitted; every policy excess needs a justification first, and the travel policy must be
+        readable now (:class:`PolicyUnavailable` otherwise: fail closed)."""
         app = self.get(number)
         self._require(app, ("draft",), "submit")
+        require_policy(self.settings)
         if justifications:
             app = self.justify(number, justifications, actor=actor)
         if app.unjustified:
@@ -487,13 +529,12 @@ def user_of(context: Any) -> str:
 
 
 def policy_and_grade(context: Any) -> tuple[Any, str, bool]:
-    """(policy or None, grade, grade_assumed): ``settings.employee_grade``, else the policy's lowest grade."""
-    try:
-        from navigo_core.policy import policy_for_settings
+    """(policy, grade, grade_assumed): ``settings.employee_grade``, else the policy's lowest grade.
 
-        policy = getattr(context, "policy", None) or policy_for_settings(getattr(context, "settings", None))
-    except Exception:  # noqa: BLE001 - a broken or missing policy file: no policy checks
-        return None, "", False
+    Fail closed: without a readable policy (a missing or broken ``TRAVEL_POLICY_FILE``, even one deleted
+    while the app runs) it raises :class:`PolicyUnavailable`, so no business action goes on as if the
+    trip complied."""
+    policy = getattr(context, "policy", None) or require_policy(getattr(context, "settings", None))
     grade = str(getattr(getattr(context, "settings", None), "employee_grade", "") or "")
     if grade and grade in list(getattr(policy, "grades", []) or []):
         return policy, grade, False

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections.abc import Callable, Iterable
 from datetime import date
@@ -23,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from navigo_core.applications import Application, PolicyExcess, lowest_grade
-from navigo_core.errors import InputError, NavigoError
+from navigo_core.errors import InputError, NavigoError, clip
 from navigo_core.i18n import t
 from navigo_core.understand import (
     currency_code,
@@ -69,7 +70,7 @@ class ExpenseItem(BaseModel):
     date: date
     city: str
     category: Category
-    amount: float = Field(gt=0)
+    amount: float = Field(gt=0, le=100_000_000.0, allow_inf_nan=False)  # MAX_AMOUNT
     currency: str = "CNY"
     note: str = ""
     receipt: bool = False
@@ -85,7 +86,7 @@ class ExpenseImportError(InputError):
         super().__init__("expense.error.import", count=len(errors), details="")
 
     def message(self, lang: str = "en") -> str:
-        details = "; ".join(t("expense.error.row", lang, row=e["row"], column=e["column"], value=e["value"],
+        details = "; ".join(t("expense.error.row", lang, row=e["row"], column=e["column"], value=clip(e["value"], 60),
                               problem=t(e["code"], lang)) for e in getattr(self, "errors", [])[:20])
         return t(self.code, lang, count=len(getattr(self, "errors", [])), details=details)
 
@@ -130,12 +131,26 @@ def _parse_date(text: str, *, today: date | None = None) -> date | None:
     return found.start if year else _in_the_past(found.start, today)
 
 
+MAX_AMOUNT = 100_000_000.0  # the most one item may claim, in its own currency
+_NOT_A_NUMBER = re.compile(r"\d\s*[eE]\s*[+-]?\s*\d|(?<![A-Za-z])(?:nan|inf|infinity)(?![A-Za-z])", re.IGNORECASE)
+
+
 def _parse_amount(text: str) -> tuple[float | None, str | None]:
-    """(amount, ISO currency or None) of an amount cell ("650", "1,700", "¥650", "45 USD")."""
-    budget = parse_budget(text)
-    if budget is not None:
-        return budget.amount, budget.currency
-    return parse_amount(text), None
+    """(amount, ISO currency or None) of an amount cell ("650", "1,700", "¥650", "45 USD"); None for
+    anything that is not one plain number (NaN, infinity, an exponent such as 1e309, digits left over)."""
+    if _NOT_A_NUMBER.search(text):
+        return None, None
+    try:
+        budget = parse_budget(text)
+        if budget is not None:
+            a, b = getattr(budget, "span", (0, len(text)))
+            if any(ch.isdigit() for ch in text[:a] + text[b:]):  # "¥1 2": not one amount
+                return None, None
+            return float(budget.amount), budget.currency
+        amount = parse_amount(text)
+    except (ArithmeticError, ValueError):  # a number too big to be one
+        return None, None
+    return (float(amount) if amount is not None else None), None
 
 
 def _currency(text: str) -> str | None:
@@ -143,13 +158,36 @@ def _currency(text: str) -> str | None:
     return currency_code(text) or (text.upper() if re.fullmatch(r"[A-Za-z]{3}", text) else None)
 
 
+def _field_limits() -> dict[str, int]:
+    """The longest cell of each column (the limits of navigo_core.limits: a field, a note as long as a message)."""
+    from navigo_core.limits import current
+
+    lim = current()
+    return {"note": lim.message_chars, "*": lim.field_chars}
+
+
 def import_csv(data: bytes | str) -> list[ExpenseItem]:
-    """Items from CSV (header row required: date, city, category, amount; optional currency, note, receipt)."""
-    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data.lstrip("\ufeff")
+    """Items from CSV (header row required: date, city, category, amount; optional currency, note, receipt).
+
+    Robust to what spreadsheets write: UTF-8 with or without BOM, UTF-16 with a BOM, GB18030/GBK; comma,
+    semicolon, tab or bar delimiters; any line ending (CR-only too). Every bad row is reported with its row
+    number in one :class:`ExpenseImportError` (never a ``csv.Error`` or a traceback): an amount that is not
+    one plain positive number (NaN, infinity, 1e309) or above :data:`MAX_AMOUNT`, a cell longer than the
+    field limit, a record the CSV reader cannot read.
+    """
+    from navigo_core.errors import clip
+    from navigo_core.tabular import decode, read_rows, sniff_delimiter
+
+    try:
+        text = decode(data)
+    except InputError:
+        raise ExpenseImportError([{"row": 1, "column": "-", "value": "", "code": "expense.error.encoding"}]) from None
     if not text.strip():
         raise ExpenseImportError([{"row": 1, "column": "-", "value": "", "code": "expense.error.empty"}])
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, [])
+    known = {n for names in _HEADERS.values() for n in names}
+    records = read_rows(text, sniff_delimiter(text, known))
+    first = next(records, None)
+    header = first[1] if first is not None and first[1] is not None else []
     columns: dict[str, int] = {}
     for i, name in enumerate(header):
         key = _norm(name).lower()
@@ -160,41 +198,63 @@ def import_csv(data: bytes | str) -> list[ExpenseItem]:
     if missing:
         raise ExpenseImportError([{"row": 1, "column": c, "value": "", "code": "expense.error.missing_column"}
                                   for c in missing])
+    limits = _field_limits()
     items: list[ExpenseItem] = []
     errors: list[dict[str, Any]] = []
-    for row_no, row in enumerate(reader, start=2):
-        if not any(_norm(c) for c in row):
+    for row_no, row, problem in records:
+        if problem is not None or row is None:
+            errors.append({"row": row_no, "column": "-", "value": "", "code": problem or "upload.bad_row"})
+            continue
+        if not any(c.strip() for c in row):
+            continue
+        bad = len(errors)
+        cells: dict[str, str] = {}
+        for field, i in columns.items():
+            raw = row[i] if i < len(row) else ""
+            if len(raw) > limits.get(field, limits["*"]):  # before any parsing: a huge cell is not read
+                errors.append({"row": row_no, "column": field, "value": clip(raw, 40), "code": "expense.error.too_long"})
+                raw = ""
+            cells[field] = _norm(raw)
+        if len(errors) > bad:
             continue
 
         def cell(field: str) -> str:
-            i = columns.get(field)
-            return _norm(row[i]) if i is not None and i < len(row) else ""
+            return cells.get(field, "")
 
-        bad = len(errors)
         day = _parse_date(cell("date"))
         if day is None:
-            errors.append({"row": row_no, "column": "date", "value": cell("date"), "code": "expense.error.date"})
+            errors.append({"row": row_no, "column": "date", "value": clip(cell("date"), 40), "code": "expense.error.date"})
         city = cell("city")
         if not city:
             errors.append({"row": row_no, "column": "city", "value": "", "code": "expense.error.city"})
         category = parse_category(cell("category"))
         if category is None:
-            errors.append({"row": row_no, "column": "category", "value": cell("category"),
+            errors.append({"row": row_no, "column": "category", "value": clip(cell("category"), 40),
                            "code": "expense.error.category"})
         amount, written = _parse_amount(cell("amount"))
-        if amount is None or amount <= 0:
-            errors.append({"row": row_no, "column": "amount", "value": cell("amount"), "code": "expense.error.amount"})
+        if amount is None and _NOT_A_NUMBER.search(cell("amount")):
+            errors.append({"row": row_no, "column": "amount", "value": clip(cell("amount"), 40),
+                           "code": "expense.error.amount_not_number"})
+        elif amount is None or not math.isfinite(amount) or amount <= 0:
+            errors.append({"row": row_no, "column": "amount", "value": clip(cell("amount"), 40),
+                           "code": "expense.error.amount"})
+        elif amount > MAX_AMOUNT:
+            errors.append({"row": row_no, "column": "amount", "value": clip(cell("amount"), 40),
+                           "code": "expense.error.amount_too_large"})
         currency = _currency(cell("currency")) if cell("currency") else (written or "CNY")
         if currency is None:
-            errors.append({"row": row_no, "column": "currency", "value": cell("currency"),
+            errors.append({"row": row_no, "column": "currency", "value": clip(cell("currency"), 40),
                            "code": "expense.error.currency"})
         receipt_raw = cell("receipt").lower()
         if receipt_raw not in _TRUE | _FALSE:
-            errors.append({"row": row_no, "column": "receipt", "value": cell("receipt"),
+            errors.append({"row": row_no, "column": "receipt", "value": clip(cell("receipt"), 40),
                            "code": "expense.error.receipt"})
         if len(errors) == bad:
-            items.append(ExpenseItem(date=day, city=city, category=category, amount=amount,  # type: ignore[arg-type]
-                                     currency=currency, note=cell("note"), receipt=receipt_raw in _TRUE))
+            try:
+                items.append(ExpenseItem(date=day, city=city, category=category, amount=amount,  # type: ignore[arg-type]
+                                         currency=currency, note=cell("note"), receipt=receipt_raw in _TRUE))
+            except ValueError:  # pydantic's ValidationError: a value the model refuses
+                errors.append({"row": row_no, "column": "-", "value": "", "code": "upload.bad_row"})
     if errors:
         raise ExpenseImportError(errors)
     if not items:
@@ -233,8 +293,15 @@ class CheckedItem(BaseModel):
 
 def check_items(items: Iterable[ExpenseItem], policy: Any, grade: str | None, application: Application | None = None,
                 *, checker: Callable[..., list[Any]] | None = None, lang: str = "en") -> list[CheckedItem]:
-    """Each item against the policy (for ``grade``; empty: the policy's lowest) and the application."""
-    if checker is None and policy is not None:
+    """Each item against the policy (for ``grade``; empty: the policy's lowest) and the application.
+
+    Fail closed: without a policy (``None``: it could not be read) the check is refused with
+    :class:`~navigo_core.applications.PolicyUnavailable`; it never reports the items as compliant."""
+    if policy is None:
+        from navigo_core.applications import PolicyUnavailable
+
+        raise PolicyUnavailable()
+    if checker is None:
         from navigo_core.policy import check_expense as checker
     grade = grade or (lowest_grade(policy) if policy is not None else "")
     out = []
@@ -295,15 +362,20 @@ def claim_summary(checked: Iterable[CheckedItem], *, currency: str | None = None
 
 
 def to_csv(checked: Iterable[CheckedItem | ExpenseItem], lang: str = "en") -> bytes:
-    """The items (with their check flags) as CSV: UTF-8 with BOM."""
+    """The items (with their check flags) as CSV: UTF-8 with BOM. Every text cell that a spreadsheet would
+    run as a formula (``=HYPERLINK(…)``, ``+``, ``-``, ``@``, a tab, a CR first) gets a leading single quote
+    (OWASP's rule against CSV injection, :func:`navigo_core.tabular.neutralise_row`)."""
+    from navigo_core.tabular import neutralise_row
+
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["date", "city", "category", "amount", "currency", "note", "receipt", "flags"])
     for c in checked:
         item = c.item if isinstance(c, CheckedItem) else c
         flags = " | ".join(c.flags(lang)) if isinstance(c, CheckedItem) else ""
-        w.writerow([item.date.isoformat(), item.city, item.category, f"{item.amount:.2f}", item.currency, item.note,
-                    "yes" if item.receipt else "no", flags])
+        w.writerow([item.date.isoformat(), *neutralise_row([item.city, item.category]), f"{item.amount:.2f}",
+                    *neutralise_row([item.currency, item.note]), "yes" if item.receipt else "no",
+                    neutralise_row([flags])[0]])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")
 
 

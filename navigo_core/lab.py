@@ -11,28 +11,32 @@ nothing here imports streamlit.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import replace
 from typing import Any
 
 from navigo_core.errors import InputError
 from navigo_core.intent.models import IntentResult
+from navigo_core.limits import check_message
+from navigo_core.limits import current as current_limits
 from navigo_core.scenes import gate_classify
 
 MAX_LAB_ROWS = 2000  # a bigger file is cut, and the page says so
 
 
-def parse_messages(filename: str, data: bytes) -> list[dict[str, str]]:
+def parse_messages(filename: str, data: bytes | str) -> list[dict[str, str]]:
     """Messages from an uploaded CSV (a ``text`` column, or the first column) or JSONL file.
 
-    Each row is ``{"text": ..., "intent": <label or "">}``. Raises InputError naming the
-    problem (bad encoding, no text column, a bad JSON line).
+    Each row is ``{"text": ..., "intent": <label or "">}``. The encoding (UTF-8 with or without BOM,
+    UTF-16 with a BOM, GB18030/GBK), the CSV delimiter and any line ending are detected
+    (:mod:`navigo_core.tabular`). Raises InputError naming the problem and its row or line (bad
+    encoding, no text column, a bad JSON line, a CSV record that cannot be read); never a ``csv.Error``.
     """
+    from navigo_core.tabular import decode, read_rows, sniff_delimiter
+
     try:
-        content = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
+        content = decode(data, filename)
+    except InputError as exc:
         raise InputError("lab.bad_encoding", name=filename) from exc
     rows: list[dict[str, str]] = []
     if filename.lower().endswith((".jsonl", ".json", ".ndjson")):
@@ -43,20 +47,35 @@ def parse_messages(filename: str, data: bytes) -> list[dict[str, str]]:
                 item = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError("lab.bad_json_line", name=filename, line=n, detail=exc.msg) from exc
-            if not isinstance(item, dict) or not str(item.get("text", "")).strip():
+            except (RecursionError, ValueError) as exc:  # nested too deep, a number too big
+                raise InputError("lab.bad_json_line", name=filename, line=n, detail=type(exc).__name__) from exc
+            if not isinstance(item, dict) or not isinstance(item.get("text"), (str, int, float)) \
+                    or not str(item.get("text", "")).strip():
                 raise InputError("lab.no_text", name=filename, line=n)
             rows.append({"text": str(item["text"]), "intent": str(item.get("intent") or "")})
     else:
-        reader = csv.DictReader(io.StringIO(content))
-        fields = [f.strip().lower() for f in (reader.fieldnames or [])]
-        if not fields:
-            raise InputError("lab.no_text", name=filename, line=1)
-        text_col = (reader.fieldnames or [])[fields.index("text")] if "text" in fields else (reader.fieldnames or [])[0]
-        label_col = (reader.fieldnames or [])[fields.index("intent")] if "intent" in fields else None
-        for rec in reader:
-            text = (rec.get(text_col) or "").strip()
+        records = read_rows(content, sniff_delimiter(content, ("text", "intent")))
+        header: list[str] | None = None
+        text_col, label_col = 0, None
+        for n, cells, problem in records:
+            if problem is not None:
+                raise InputError("lab.bad_csv_row", name=filename, line=n)
+            assert cells is not None
+            if header is None:
+                header = [c.strip().lower() for c in cells]
+                if not any(header):
+                    raise InputError("lab.no_text", name=filename, line=1)
+                text_col = header.index("text") if "text" in header else 0
+                label_col = header.index("intent") if "intent" in header else None
+                continue
+            text = cells[text_col].strip() if text_col < len(cells) else ""
             if text:
-                rows.append({"text": text, "intent": (rec.get(label_col) or "").strip() if label_col else ""})
+                label = cells[label_col].strip() if label_col is not None and label_col < len(cells) else ""
+                rows.append({"text": text, "intent": label})
+            if len(rows) >= MAX_LAB_ROWS:
+                break
+        if header is None:
+            raise InputError("lab.no_text", name=filename, line=1)
     if not rows:
         raise InputError("lab.empty_file", name=filename)
     return rows[:MAX_LAB_ROWS]
@@ -78,8 +97,10 @@ def explain_message(router: Any, gate_context: Any, text: str, *, run_llm: bool 
 
     The router answers once (one stored event; the LLM only when L1 and L2 miss).
     Layers the pipeline did not reach are run for the lab's sake, the LLM only
-    when ``run_llm`` (the batch view passes False to avoid one call per row).
+    when ``run_llm`` (the batch view passes False to avoid one call per row). A message over the
+    length limit raises ``InputError("limits.message_too_long")`` before any layer runs.
     """
+    check_message(text)
     result: IntentResult = router.route(text)
     ran = {trace.layer: trace for trace in result.trace}
     missing_llm = run_llm and "L3" not in ran
@@ -101,8 +122,9 @@ def explain_message(router: Any, gate_context: Any, text: str, *, run_llm: bool 
 def batch_rows(router: Any, gate_context: Any, messages: list[dict[str, str]]) -> list[dict[str, Any]]:
     """A flat table row per message, for the lab's batch view."""
     out = []
-    for msg in messages:
-        info = explain_message(router, gate_context, msg["text"], run_llm=False)
+    limit = current_limits().message_chars
+    for msg in messages:  # a row longer than a chat message may be is routed as far as the chat reads
+        info = explain_message(router, gate_context, msg["text"][:limit], run_llm=False)
         row: dict[str, Any] = {"text": msg["text"]}
         for trace in info["layers"]:
             row[f"{trace.layer} intent"] = trace.intent if trace.hit else "—"

@@ -139,3 +139,40 @@ def fake_open_meteo(start_fake: Callable[[FakeServer], FakeServer]) -> FakeServe
     from tests.fakes.open_meteo import FakeOpenMeteo
 
     return start_fake(FakeOpenMeteo())
+
+
+# --- PostgreSQL (a throw-away server, tests/postgres.py) ---------------------
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """One PostgreSQL server for the session (initdb + pg_ctl in a temp folder, a free port). A server that
+    cannot start fails the tests that need it: they are never skipped."""
+    from tests.postgres import PostgresServer, PostgresUnavailable
+
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as exc:
+        pytest.fail(f"the PostgreSQL test server did not start: {exc}", pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: Any) -> str:
+    """The SQLAlchemy URL of a new, empty database on the session's PostgreSQL server."""
+    return str(postgres_server.create_database())
+
+
+# --- the risk guard's learned detector, pinned (LLM-scan tests) ---------------------------
+
+@pytest.fixture
+def pin_injection_detector(monkeypatch: pytest.MonkeyPatch) -> Callable[[float], None]:
+    """``pin(ratio)``: the learned injection detector scores every text at ``ratio`` × its threshold, so a
+    test of the LLM scan's advisory rule does not depend on the shipped model (below 1: never flags alone)."""
+    from navigo_core.security import classifier
+
+    def pin(ratio: float) -> None:
+        monkeypatch.setattr(classifier, "injection_threshold", lambda text: 0.6)
+        monkeypatch.setattr(classifier, "injection_score", lambda text: 0.6 * ratio)
+
+    return pin

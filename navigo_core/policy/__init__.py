@@ -41,14 +41,72 @@ DEFAULT_POLICY_FILE = Path(__file__).resolve().parent / "data" / "travel_policy.
 Category = Literal["hotel", "meal", "transport", "flight", "train", "other"]
 
 
+# Limits of a policy file: an administrator's policy is a few kilobytes, a crafted one must not hang the
+# app (``policy_status`` runs on every page): size, anchors/aliases, nesting depth, nodes once expanded.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: the same rules, faster
+MAX_POLICY_BYTES = 256_000
+MAX_POLICY_ALIASES = 100
+MAX_POLICY_DEPTH = 20
+MAX_POLICY_NODES = 100_000
+
+
+def _check_structure(text: str, file: str) -> None:
+    """Walk the YAML events once (linear in the text) and refuse, before anything is built, a document
+    with too many aliases, too deep a nesting or too many nodes once aliases are expanded (an alias bomb)."""
+    sizes: dict[str, int] = {}  # anchor → nodes it stands for
+    stack: list[list[Any]] = [[None, 0]]  # per open collection: [anchor, nodes inside]
+    aliases = 0
+    total = 0
+    for event in yaml.parse(text, Loader=_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_POLICY_ALIASES:
+                raise PolicyError("policy.error.too_complex", file=file, where="-",
+                                  detail=f"more than {MAX_POLICY_ALIASES} aliases")
+            n = sizes.get(str(event.anchor), 1)
+        elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            stack.append([event.anchor, 0])
+            if len(stack) - 1 > MAX_POLICY_DEPTH:
+                raise PolicyError("policy.error.too_complex", file=file, where="-",
+                                  detail=f"nested deeper than {MAX_POLICY_DEPTH} levels")
+            continue
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            anchor, inside = stack.pop()
+            n = inside + 1
+            if anchor is not None:
+                sizes[str(anchor)] = n
+        elif isinstance(event, yaml.ScalarEvent):
+            n = 1
+            if event.anchor is not None:
+                sizes[str(event.anchor)] = 1
+        else:
+            continue
+        stack[-1][1] += n
+        total += n if isinstance(event, yaml.AliasEvent) else 1
+        if stack[-1][1] > MAX_POLICY_NODES or total > MAX_POLICY_NODES:
+            raise PolicyError("policy.error.too_complex", file=file, where="-",
+                              detail=f"more than {MAX_POLICY_NODES:,} values once aliases are expanded")
+
+
 def _read(path: Path) -> TravelPolicy:
     file = str(path)
     if not path.is_file():
         raise PolicyError("policy.error.not_found", file=file, where="-")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        with path.open("rb") as fh:
+            data = fh.read(MAX_POLICY_BYTES + 1)
+    except OSError as exc:
+        raise PolicyError("policy.error.unreadable", file=file, where="-", detail=exc.strerror or type(exc).__name__) from exc
+    if len(data) > MAX_POLICY_BYTES:
+        raise PolicyError("policy.error.too_large", file=file, where="-", max=f"{MAX_POLICY_BYTES:,}")
+    try:
+        text = data.decode("utf-8-sig")
+        _check_structure(text, file)
+        raw = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise PolicyError("policy.error.yaml", file=file, where="-", detail=str(exc).replace("\n", " ")[:300]) from exc
+    except RecursionError as exc:  # pragma: no cover - the depth check comes first
+        raise PolicyError("policy.error.too_complex", file=file, where="-", detail="nested too deep") from exc
     return parse_policy(raw, file)
 
 
@@ -69,15 +127,25 @@ def load_policy(path: str | Path | None = None) -> TravelPolicy:
         mtime = p.stat().st_mtime_ns
     except OSError:
         return _read(p)  # raises the specific "not found" error
-    return _read_cached(str(p.resolve()), mtime)
+    try:
+        size = p.stat().st_size
+    except OSError:
+        size = -1
+    found = _read_cached(str(p.resolve()), mtime, size)
+    if isinstance(found, PolicyError):
+        raise PolicyError(found.code, **found.params)
+    return found
 
 
 @lru_cache(maxsize=8)
-def _read_cached(path: str, mtime_ns: int) -> TravelPolicy:
-    """A custom policy file, read and validated once per version (keyed by its modification time),
+def _read_cached(path: str, mtime_ns: int, size: int) -> TravelPolicy | PolicyError:
+    """A custom policy file, read and validated once per version (keyed by its modification time and size),
     so pages and scenes that ask on every run do not re-read it, and an administrator's edit still
-    takes effect."""
-    return _read(Path(path))
+    takes effect. A broken version is remembered too (its error), so a crafted file costs one read."""
+    try:
+        return _read(Path(path))
+    except PolicyError as exc:
+        return exc
 
 
 def policy_status(path: str | Path | None = None, lang: str = "en") -> tuple[TravelPolicy | None, str | None]:

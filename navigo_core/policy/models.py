@@ -6,6 +6,7 @@ raises :class:`PolicyError` naming the file, the YAML path (``hotel.caps.cn_t1.G
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from typing import Any
@@ -285,12 +286,27 @@ def _mapping(value: Any, file: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _number(value: Any, file: str, where: str) -> float:
+MAX_AMOUNT = 1_000_000.0  # the largest cap or allowance a policy may state (per night / per day)
+MAX_HOURS = 1000.0
+MAX_ADVANCE_DAYS = 366
+
+
+def _number(value: Any, file: str, where: str, *, limit: float = MAX_AMOUNT) -> float:
+    """A positive, finite amount up to ``limit``: ``.nan`` / ``.inf`` (which would disable a cap), a negative
+    or an absurd number is refused with the YAML path."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _err("policy.error.bad_value", file, where, value=repr(value)[:60], expected="a number")
-    if value <= 0:
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond float range
+        raise _err("policy.error.too_big", file, where, value=str(value)[:20] + "…", max=f"{limit:,.0f}") from None
+    if not math.isfinite(number):
+        raise _err("policy.error.not_finite", file, where, value=repr(value)[:20])
+    if number <= 0:
         raise _err("policy.error.negative", file, where, value=value)
-    return float(value)
+    if number > limit:
+        raise _err("policy.error.too_big", file, where, value=f"{number:,.0f}", max=f"{limit:,.0f}")
+    return number
 
 
 def _texts(spec: dict[str, Any]) -> tuple[str, str]:
@@ -355,7 +371,9 @@ def _class_rules(raw: dict[str, Any], section: str, value_key: str, allowed: tup
                        expected=" | ".join(allowed))
         over = spec.get("over_hours", 0) or 0
         if isinstance(over, bool) or not isinstance(over, (int, float)) or over < 0:
-            raise _err("policy.error.negative", file, f"{where}.over_hours", value=over)
+            raise _err("policy.error.negative", file, f"{where}.over_hours", value=repr(over)[:20])
+        if over:
+            over = _number(over, file, f"{where}.over_hours", limit=MAX_HOURS)
         en, zh = _texts(spec)
         out.append(ClassRule(id=str(spec.get("id") or f"{section}-{i + 1}"), grades=[str(g) for g in gl],
                              over_hours=float(over), value=str(value), text_en=en, text_zh=zh))
@@ -412,7 +430,10 @@ def parse_policy(raw: Any, file: str) -> TravelPolicy:
         raise _err("policy.error.bad_value", file, "advance_booking.days", value=repr(days)[:60],
                    expected="a whole number of days")
     if days < 0:
-        raise _err("policy.error.negative", file, "advance_booking.days", value=days)
+        raise _err("policy.error.negative", file, "advance_booking.days", value=str(days)[:20])
+    if days > MAX_ADVANCE_DAYS:
+        raise _err("policy.error.too_big", file, "advance_booking.days", value=str(days)[:20],
+                   max=str(MAX_ADVANCE_DAYS))
     name = raw.get("name") if isinstance(raw.get("name"), dict) else {}
     aen, azh = _texts(adv)
     return TravelPolicy(name_en=str(name.get("en") or "Travel policy"), name_zh=str(name.get("zh") or name.get("en") or "差旅政策"),

@@ -1,49 +1,144 @@
 """The one store: SQLAlchemy Core tables and small repositories.
 
 The default engine is a SQLite file under ``data/`` in WAL mode; set
-``DATABASE_URL`` to use another database (for example PostgreSQL). Tables are
-created on first use. Repositories take and return plain dicts / pydantic
-models, never ORM objects.
+``DATABASE_URL`` to use another database (PostgreSQL: ``postgresql+psycopg://…``;
+a bare ``postgresql://`` uses psycopg too). Tables are created on first use, under a
+lock, so processes starting together do not race; a table added later (``counters``)
+is created in place in an existing database. Repositories take and return plain
+dicts / pydantic models, never ORM objects.
+
+Hardening (issue "Hardening"):
+
+* **Numbers come from the database.** Application numbers and plan versions are taken
+  from a ``counters`` row, incremented by one upsert in the same transaction as the
+  insert that uses it (SQLite and PostgreSQL both lock the row until commit), so
+  concurrent writers never get the same number and never fail on it.
+* **SQLite waits instead of failing**: WAL, ``busy_timeout`` 30 s, ``synchronous=NORMAL``;
+  a write still refused as busy (or a PostgreSQL deadlock / serialisation failure) is
+  retried a few times.
+* **Values are the same on every backend**: NUL characters are stripped from every
+  string written (PostgreSQL rejects them), credentials are masked
+  (:func:`navigo_core.redact.redact`), and a value longer than its column raises
+  :class:`StoreValueError` (PostgreSQL would reject it, SQLite would keep it).
+* **Faults are messages**: every database error becomes a :class:`StoreError` with one
+  sentence and what to do (damaged file, read-only, unreachable, busy, disk full), never
+  a traceback with paths and SQL. :meth:`Store.open` never raises: when the database
+  cannot be opened it returns an empty, read-only stand-in whose ``fault`` says why, so
+  pages that need no writes still render.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import random
+import time
 import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     Column,
+    Connection,
     Date,
     DateTime,
     Engine,
     Float,
+    ForeignKey,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
     Text,
-    ForeignKey,
-    PrimaryKeyConstraint,
+    cast,
     create_engine,
     event,
     func,
+    inspect,
     select,
+    text,
 )
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import StaticPool
+from sqlalchemy.types import TypeDecorator
+
+from navigo_core.errors import InputError, NavigoError
+from navigo_core.redact import redact
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# --- errors ----------------------------------------------------------------------------
+
+class StoreError(NavigoError):
+    """The database could not do what was asked; the message is one sentence and what to do."""
+
+    default_code = "store.error.unavailable"
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be opened, read or written (damaged, read-only, unreachable, full)."""
+
+
+class StoreBusy(StoreUnavailable):
+    """The database stayed locked by other writers (after waiting and retrying)."""
+
+    default_code = "store.error.busy"
+
+
+class StoreValueError(StoreError, InputError):
+    """A value the database cannot keep the same way on every backend (too long for its column)."""
+
+    default_code = "store.error.too_long"
+
+
+# --- column types: the same value on every backend -------------------------------------------
+
+def _clean_text(value: Any) -> Any:
+    """NUL characters stripped (PostgreSQL rejects them) and credentials masked."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            value = value.replace("\x00", "")
+        return redact(value)
+    return value
+
+
+class SafeString(TypeDecorator[str]):
+    """VARCHAR(n) whose bound values lose NUL characters and credentials (lengths: :func:`_checked`)."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> Any:
+        return _clean_text(value)
+
+
+class SafeText(TypeDecorator[str]):
+    """TEXT whose bound values lose NUL characters and credentials."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> Any:
+        return _clean_text(value)
+
 
 metadata = MetaData()
 
 routes = Table(
     "routes",
     metadata,
-    Column("id", String(36), primary_key=True),
+    Column("id", SafeString(36), primary_key=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("title", String(300), nullable=False),
-    Column("request_json", Text, nullable=False),
-    Column("result_json", Text, nullable=False),
+    Column("title", SafeString(300), nullable=False),
+    Column("request_json", SafeText, nullable=False),
+    Column("result_json", SafeText, nullable=False),
 )
 
 # One row per routed message (navigo_core.intent.router): which layer answered,
@@ -54,15 +149,15 @@ intent_events = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("created_at", DateTime(timezone=True), nullable=False, index=True),
-    Column("layer", String(2), nullable=False),  # L1 | L2 | L3: the layer that answered
-    Column("intent", String(40), nullable=False),  # the primary intent code
+    Column("layer", SafeString(2), nullable=False),  # L1 | L2 | L3: the layer that answered
+    Column("intent", SafeString(40), nullable=False),  # the primary intent code
     Column("score", Float, nullable=True),
     Column("l1_ms", Float, nullable=True),  # latency of each layer that ran (NULL: it did not run)
     Column("l2_ms", Float, nullable=True),
     Column("l3_ms", Float, nullable=True),
     Column("total_ms", Float, nullable=False),
-    Column("lang", String(5), nullable=False),
-    Column("text", Text, nullable=True),
+    Column("lang", SafeString(5), nullable=False),
+    Column("text", SafeText, nullable=True),
 )
 
 
@@ -70,11 +165,11 @@ intent_events = Table(
 plans = Table(
     "plans",
     metadata,
-    Column("id", String(36), nullable=False),
+    Column("id", SafeString(36), nullable=False),
     Column("version", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("request_text", Text, nullable=False),
-    Column("state_json", Text, nullable=False),
+    Column("request_text", SafeText, nullable=False),
+    Column("state_json", SafeText, nullable=False),
     PrimaryKeyConstraint("id", "version"),
 )
 
@@ -85,12 +180,12 @@ plans = Table(
 threads = Table(
     "threads",
     metadata,
-    Column("id", String(36), primary_key=True),
-    Column("owner", String(100), nullable=False, index=True),
+    Column("id", SafeString(36), primary_key=True),
+    Column("owner", SafeString(100), nullable=False, index=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False, index=True),
-    Column("title", String(300), nullable=False, default=""),
-    Column("state_json", Text, nullable=True),
+    Column("title", SafeString(300), nullable=False, default=""),
+    Column("state_json", SafeText, nullable=True),
 )
 
 # One row per chat message; ``status`` (e.g. asking, done, error, refused) and ``meta_json``
@@ -99,12 +194,12 @@ messages = Table(
     "messages",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("thread_id", String(36), ForeignKey("threads.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("thread_id", SafeString(36), ForeignKey("threads.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("role", String(20), nullable=False),
-    Column("content", Text, nullable=False),
-    Column("status", String(20), nullable=True),
-    Column("meta_json", Text, nullable=True),
+    Column("role", SafeString(20), nullable=False),
+    Column("content", SafeText, nullable=False),
+    Column("status", SafeString(20), nullable=True),
+    Column("meta_json", SafeText, nullable=True),
 )
 
 
@@ -113,23 +208,23 @@ messages = Table(
 applications = Table(
     "applications",
     metadata,
-    Column("id", String(36), primary_key=True),
-    Column("number", String(20), nullable=False, unique=True),
-    Column("owner", String(100), nullable=False, index=True),
-    Column("traveller", String(200), nullable=False),
-    Column("purpose", Text, nullable=False, default=""),
-    Column("origin", String(200), nullable=False, default=""),
-    Column("cities_json", Text, nullable=False),  # display names
-    Column("aliases_json", Text, nullable=False),  # every name a city is known by (for "my Hangzhou trip")
+    Column("id", SafeString(36), primary_key=True),
+    Column("number", SafeString(20), nullable=False, unique=True),
+    Column("owner", SafeString(100), nullable=False, index=True),
+    Column("traveller", SafeString(200), nullable=False),
+    Column("purpose", SafeText, nullable=False, default=""),
+    Column("origin", SafeString(200), nullable=False, default=""),
+    Column("cities_json", SafeText, nullable=False),  # display names
+    Column("aliases_json", SafeText, nullable=False),  # every name a city is known by (for "my Hangzhou trip")
     Column("start_date", Date, nullable=True),
     Column("end_date", Date, nullable=True),
     Column("estimated_cost", Float, nullable=True),
-    Column("currency", String(3), nullable=False, default="CNY"),
-    Column("excesses_json", Text, nullable=False),  # policy excesses, each with its justification
-    Column("status", String(20), nullable=False, index=True),
-    Column("approver", String(100), nullable=True),
-    Column("decision_comment", Text, nullable=True),
-    Column("plan_id", String(36), nullable=True),
+    Column("currency", SafeString(3), nullable=False, default="CNY"),
+    Column("excesses_json", SafeText, nullable=False),  # policy excesses, each with its justification
+    Column("status", SafeString(20), nullable=False, index=True),
+    Column("approver", SafeString(100), nullable=True),
+    Column("decision_comment", SafeText, nullable=True),
+    Column("plan_id", SafeString(36), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
@@ -139,27 +234,37 @@ application_audit = Table(
     "application_audit",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("application_id", String(36), ForeignKey("applications.id", ondelete="CASCADE"), nullable=False,
+    Column("application_id", SafeString(36), ForeignKey("applications.id", ondelete="CASCADE"), nullable=False,
            index=True),
     Column("at", DateTime(timezone=True), nullable=False),
-    Column("actor", String(100), nullable=False),
-    Column("action", String(30), nullable=False),
-    Column("changes_json", Text, nullable=False),
-    Column("comment", Text, nullable=True),
+    Column("actor", SafeString(100), nullable=False),
+    Column("action", SafeString(30), nullable=False),
+    Column("changes_json", SafeText, nullable=False),
+    Column("comment", SafeText, nullable=True),
 )
 
 # Saved expense claims: the checked items and the summary, as JSON.
 claims = Table(
     "claims",
     metadata,
-    Column("id", String(36), primary_key=True),
-    Column("owner", String(100), nullable=False, index=True),
-    Column("application_number", String(20), nullable=True),
+    Column("id", SafeString(36), primary_key=True),
+    Column("owner", SafeString(100), nullable=False, index=True),
+    Column("application_number", SafeString(20), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("total", Float, nullable=False),
-    Column("currency", String(3), nullable=False),
-    Column("items_json", Text, nullable=False),
-    Column("summary_json", Text, nullable=False),
+    Column("currency", SafeString(3), nullable=False),
+    Column("items_json", SafeText, nullable=False),
+    Column("summary_json", SafeText, nullable=False),
+)
+
+
+# Counters: the next number of a sequence (application numbers per year, versions per plan), taken by one
+# upsert in the transaction that uses it.
+counters = Table(
+    "counters",
+    metadata,
+    Column("name", SafeString(100), primary_key=True),
+    Column("value", Integer, nullable=False),
 )
 
 
@@ -167,29 +272,234 @@ def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+# --- faults: every database error becomes one sentence and what to do ----------------------
+
+BUSY_RETRIES = 3  # attempts of a write that found the database busy (each after SQLite's own 30 s wait)
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def _db_name(url: Any) -> str:
+    """The database as a message may name it: a SQLite file's name, else host/database (no credentials)."""
+    try:
+        u = make_url(str(url)) if not hasattr(url, "get_backend_name") else url
+    except Exception:  # noqa: BLE001 - an unparsable URL: say nothing about it
+        return "?"
+    if u.get_backend_name() == "sqlite":
+        return Path(u.database or ":memory:").name or ":memory:"
+    return f"{u.host or 'localhost'}/{u.database or ''}"
+
+
+def _fault_kind(err: BaseException) -> str:
+    """busy | readonly | corrupt | full | value | conflict | unavailable, from a DBAPI error."""
+    name = str(getattr(err, "sqlite_errorname", "") or "")
+    state = str(getattr(err, "sqlstate", "") or getattr(getattr(err, "diag", None), "sqlstate", "") or "")
+    msg = str(err).lower()
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in msg or "table is locked" in msg \
+            or state in ("40001", "40P01", "55P03"):
+        return "busy"
+    if name.startswith("SQLITE_READONLY") or "readonly database" in msg or "read-only" in msg or state == "25006":
+        return "readonly"
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or "not a database" in msg or "malformed" in msg:
+        return "corrupt"
+    if name == "SQLITE_FULL" or "disk is full" in msg or state in ("53100", "53200"):
+        return "full"
+    if state.startswith("22") or "nul (0x00)" in msg or "too long" in msg:
+        return "value"
+    if state.startswith("23") or name.startswith("SQLITE_CONSTRAINT"):
+        return "conflict"
+    return "unavailable"
+
+
+def _store_error(err: BaseException, db: str) -> StoreError:
+    kind = _fault_kind(err)
+    if kind == "busy":
+        return StoreBusy("store.error.busy", db=db)
+    if kind == "value":
+        return StoreValueError("store.error.bad_value", db=db)
+    if kind == "conflict":
+        return StoreError("store.error.conflict", db=db)
+    return StoreUnavailable(f"store.error.{kind}", db=db)
+
+
+def _retried(fn: F) -> F:
+    """Run a write again (a fresh transaction) when the database was busy: SQLite still locked after its
+    busy timeout, a PostgreSQL deadlock or serialisation failure."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for attempt in range(BUSY_RETRIES):
+            try:
+                return fn(*args, **kwargs)
+            except StoreBusy:
+                if attempt == BUSY_RETRIES - 1:
+                    raise
+                time.sleep(min(0.05 * 2 ** attempt, 1.0) * (0.5 + random.random()))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _checked(table: Table, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` for ``table``; a string longer than its column raises :class:`StoreValueError` on every
+    backend (PostgreSQL would refuse it, SQLite would keep it). NULs do not count (they are stripped)."""
+    out = dict(values)
+    for key, value in out.items():
+        column = table.c.get(key)
+        length = getattr(getattr(column, "type", None), "length", None)
+        if isinstance(value, str) and length and len(value) - value.count("\x00") > length:
+            raise StoreValueError("store.error.too_long", field=key, length=len(value), max=length)
+    return out
+
+
+def _translate_errors(engine: Engine, db: str) -> None:
+    @event.listens_for(engine, "handle_error")
+    def _handle(ctx: Any) -> Any:
+        if isinstance(ctx.sqlalchemy_exception, sa_exc.DBAPIError):  # not our own errors, not bugs
+            return _store_error(ctx.original_exception, db)
+        return None
+
+
+def _normalise_url(url: str) -> str:
+    """``postgresql://`` means psycopg (the driver we ship), not psycopg2."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def _sqlite_file(url: Any) -> Path | None:
+    if url.get_backend_name() != "sqlite":
+        return None
+    database = url.database or ""
+    if not database or database == ":memory:" or database.startswith("file:") and "mode=memory" in database:
+        return None
+    return Path(database.removeprefix("file:").split("?", 1)[0])
+
+
+@contextmanager
+def _schema_lock(engine: Engine) -> Iterator[Connection]:
+    """A connection holding the schema lock: SQLite's write lock (BEGIN IMMEDIATE), PostgreSQL's advisory lock."""
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        elif engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(724871202)"))
+        yield conn
+        conn.commit()
+
+
+def _create_schema(engine: Engine) -> None:
+    """Create the missing tables (a new database, or one from before a table was added) under a lock, so
+    processes starting together do not race; a database that has them all is only read (it may be read-only)."""
+    with engine.connect() as conn:
+        existing = set(inspect(conn).get_table_names())
+    if set(metadata.tables) <= existing:
+        return
+    for attempt in range(BUSY_RETRIES):
+        try:
+            with _schema_lock(engine) as conn:
+                metadata.create_all(conn, checkfirst=True)
+            return
+        except StoreBusy:
+            if attempt == BUSY_RETRIES - 1:
+                raise
+            time.sleep(0.05 * 2 ** attempt)
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite files get their folder created and WAL mode."""
-    if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, future=True)
+    """An engine for ``url`` with its tables; SQLite files get their folder created, WAL mode, a 30 s busy
+    timeout. Every database error it raises later is a :class:`StoreError`; so is a failure to open."""
+    url = _normalise_url(url)
+    db = _db_name(url)
+    try:
+        parsed = make_url(url)
+    except sa_exc.ArgumentError as exc:
+        raise StoreUnavailable("store.error.bad_url", db="?") from exc
+    sqlite_file = _sqlite_file(parsed)
+    if sqlite_file is not None and not str(parsed.database or "").startswith("file:"):
+        try:
+            sqlite_file.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable("store.error.readonly", db=db) from exc
+    kwargs: dict[str, Any] = {}
+    if parsed.get_backend_name() == "sqlite":
+        kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+    elif parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        kwargs["connect_args"] = {"connect_timeout": 10}  # an unreachable host: a message, not a hang
+    try:
+        engine = create_engine(url, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - no driver, a bad URL: one sentence, not a traceback
+        raise StoreUnavailable("store.error.bad_url", db=db) from exc
+    _translate_errors(engine, db)
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA foreign_keys=ON")
-            cur.close()
+            try:
+                cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crash of the app, far fewer fsyncs
+                cur.execute("PRAGMA foreign_keys=ON")
+            finally:
+                cur.close()
 
-    metadata.create_all(engine)
+    try:
+        _create_schema(engine)
+    except StoreError:
+        engine.dispose()
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. the server is unreachable
+        engine.dispose()
+        raise _store_error(exc, db) from exc
     return engine
 
 
-class Store:
-    """Facade over the engine with one small repository per table."""
+def _next_value(conn: Connection, name: str, seed: Any) -> int:
+    """Increment the counter ``name`` (first use: ``seed``, a SQL expression) and return its new value. The
+    upsert locks the row until the transaction ends, so concurrent writers get distinct values."""
+    dialect = conn.dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        if dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        else:
+            from sqlalchemy.dialects.postgresql import insert as upsert
+        stmt = (upsert(counters).values(name=name, value=seed)
+                .on_conflict_do_update(index_elements=[counters.c.name], set_={"value": counters.c.value + 1})
+                .returning(counters.c.value))
+        return int(conn.execute(stmt).scalar_one())
+    # other databases: lock the row, else create it
+    updated = conn.execute(counters.update().where(counters.c.name == name).values(value=counters.c.value + 1))
+    if not updated.rowcount:
+        conn.execute(counters.insert().values(name=name, value=seed))
+    return int(conn.execute(select(counters.c.value).where(counters.c.name == name)).scalar_one())
 
-    def __init__(self, engine: Engine) -> None:
+
+def _insert_missing(conn: Connection, table: Table, values: Mapping[str, Any]) -> None:
+    """Insert ``values`` unless a row with the same primary key exists (two first messages of one new thread)."""
+    dialect = conn.dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        if dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        else:
+            from sqlalchemy.dialects.postgresql import insert as upsert
+        conn.execute(upsert(table).values(**values).on_conflict_do_nothing())
+        return
+    key = [c for c in table.primary_key.columns]
+    where = [c == values[c.name] for c in key]
+    if conn.execute(select(*key).where(*where)).first() is None:
+        conn.execute(table.insert().values(**values))
+
+
+class Store:
+    """Facade over the engine with one small repository per table.
+
+    ``fault``: None, or the :class:`StoreError` that makes this store read-only (a database that could not
+    be opened: an empty stand-in; a read-only file: its data, readable). Writes then raise it.
+    """
+
+    def __init__(self, engine: Engine, *, fault: StoreError | None = None) -> None:
         self.engine = engine
+        self.fault = fault
         self.routes = RouteRepo(engine)
         self.events = EventRepo(engine)
         self.plans = PlanRepo(engine)
@@ -199,32 +509,80 @@ class Store:
 
     @classmethod
     def from_url(cls, url: str) -> "Store":
-        return cls(make_engine(url))
+        """The store at ``url``; raises :class:`StoreUnavailable` (one sentence, what to do) when it cannot open."""
+        engine = make_engine(url)
+        return cls(engine, fault=_read_only_fault(engine))
+
+    @classmethod
+    def open(cls, url: str) -> "Store":
+        """Like :meth:`from_url`, but never raises: a database that cannot be opened gives an empty, read-only
+        stand-in whose ``fault`` says why (pages that need no writes still render; writes raise the fault)."""
+        try:
+            return cls.from_url(url)
+        except StoreError as exc:
+            return cls.unavailable(exc, url)
+
+    @classmethod
+    def unavailable(cls, fault: StoreError, url: str = "") -> "Store":
+        """An empty in-memory store that refuses every write with ``fault``."""
+        engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
+        metadata.create_all(engine)
+        with engine.connect() as conn:  # the one (static) connection: every write now fails …
+            conn.exec_driver_sql("PRAGMA query_only=ON")
+
+        @event.listens_for(engine, "handle_error")
+        def _refuse(ctx: Any) -> Any:  # … with the reason the real database could not be opened
+            return type(fault)(fault.code, **fault.params)
+
+        store = cls(engine, fault=fault)
+        store._unavailable_url = url
+        return store
+
+    @property
+    def available(self) -> bool:
+        """False for the stand-in of a database that could not be opened."""
+        return not hasattr(self, "_unavailable_url")
 
     @property
     def description(self) -> str:
         """What the UI shows as the storage engine (no credentials)."""
+        if not self.available:
+            return f"— ({_db_name(getattr(self, '_unavailable_url', '')) or '?'})"
         url = self.engine.url
         if url.get_backend_name() == "sqlite":
             return f"SQLite ({Path(url.database or ':memory:').name})"
         return f"{url.get_backend_name()} ({url.host or 'local'})"
 
 
+def _read_only_fault(engine: Engine) -> StoreError | None:
+    """A read-only SQLite database (``mode=ro``, or a file or folder that cannot be written): its fault."""
+    file = _sqlite_file(engine.url)
+    if file is None:
+        return None
+    options = {k: str(v) for k, v in engine.url.query.items()}
+    writable = os.access(file, os.W_OK) if file.exists() else True
+    if options.get("mode") == "ro" or options.get("immutable") == "1" or not writable \
+            or not os.access(file.parent, os.W_OK):
+        return StoreUnavailable("store.error.readonly", db=file.name)
+    return None
+
+
 class RouteRepo:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    @_retried
     def save(self, title: str, request: dict[str, Any], result: dict[str, Any]) -> str:
         route_id = str(uuid.uuid4())
         with self.engine.begin() as conn:
             conn.execute(
-                routes.insert().values(
+                routes.insert().values(**_checked(routes, dict(
                     id=route_id,
                     created_at=_utcnow(),
                     title=title[:300],
                     request_json=json.dumps(request, ensure_ascii=False),
                     result_json=json.dumps(result, ensure_ascii=False),
-                )
+                )))
             )
         return route_id
 
@@ -262,6 +620,7 @@ class EventRepo:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    @_retried
     def record(self, layer: str, intent: str, score: float | None, latency_ms: Mapping[str, float],
                lang: str, text: str | None = None) -> int:
         """Store one event; ``latency_ms`` maps L1/L2/L3 to the ms of each layer that ran. Returns the id."""
@@ -351,11 +710,17 @@ class PlanRepo:
         plan_id = plan_id or str(uuid.uuid4())
         if not isinstance(state_json, str):
             state_json = json.dumps(state_json, ensure_ascii=False)
+        return self._save(plan_id, request_text, state_json)
+
+    @_retried
+    def _save(self, plan_id: str, request_text: str, state_json: str) -> tuple[str, int]:
+        row = _checked(plans, {"id": plan_id, "request_text": request_text, "state_json": state_json})
+        # the version comes from the plan's counter (first use: one past the versions already stored), taken
+        # in the transaction of the insert: concurrent saves of one plan get distinct versions
+        seed = select(func.coalesce(func.max(plans.c.version), 0) + 1).where(plans.c.id == plan_id).scalar_subquery()
         with self.engine.begin() as conn:
-            current = conn.execute(select(func.max(plans.c.version)).where(plans.c.id == plan_id)).scalar()
-            version = int(current or 0) + 1
-            conn.execute(plans.insert().values(id=plan_id, version=version, created_at=_utcnow(),
-                                               request_text=request_text, state_json=state_json))
+            version = _next_value(conn, f"plan:{plan_id}", seed)
+            conn.execute(plans.insert().values(version=version, created_at=_utcnow(), **row))
         return plan_id, version
 
     def list(self, limit: int = 50) -> list[dict[str, Any]]:
@@ -393,9 +758,16 @@ class ThreadRepo:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    @staticmethod
+    def new_id() -> str:
+        """A fresh thread id; nothing is stored until the thread's first message (:meth:`add_message` with
+        ``owner``)."""
+        return str(uuid.uuid4())
+
+    @_retried
     def create(self, owner: str) -> str:
-        """A new, empty thread of ``owner``; returns its id (a uuid)."""
-        thread_id = str(uuid.uuid4())
+        """A new, empty thread of ``owner``, stored now; returns its id (a uuid)."""
+        thread_id = self.new_id()
         now = _utcnow()
         with self.engine.begin() as conn:
             conn.execute(threads.insert().values(id=thread_id, owner=str(owner)[:100], created_at=now,
@@ -417,21 +789,33 @@ class ThreadRepo:
                       threads.c.updated_at).where(threads.c.id == thread_id)
         with self.engine.connect() as conn:
             row = conn.execute(stmt).first()
-        if row is None or (owner is not None and row.owner != str(owner)[:100]):
+        if row is None or (owner is not None and row.owner != _clean_text(str(owner)[:100])):
             return None
         return dict(row._mapping)
 
+    @_retried
     def add_message(self, thread_id: str, role: str, content: str, *, status: str | None = None,
-                    meta: Mapping[str, Any] | None = None) -> int:
-        """Append a message; the first user message becomes the thread's title. Returns the message id."""
+                    meta: Mapping[str, Any] | None = None, owner: str | None = None) -> int:
+        """Append a message; the first user message becomes the thread's title. Returns the message id.
+
+        With ``owner``, a thread that does not exist yet is created for it in the same transaction (so no
+        empty thread is ever stored); a thread of another owner raises KeyError, as does a missing thread
+        without ``owner``.
+        """
         now = _utcnow()
+        row_values = _checked(messages, dict(
+            thread_id=thread_id, created_at=now, role=role, content=content or "", status=status,
+            meta_json=json.dumps(dict(meta), ensure_ascii=False, default=str) if meta else None))
         with self.engine.begin() as conn:
-            row = conn.execute(select(threads.c.title).where(threads.c.id == thread_id)).first()
+            if owner is not None:
+                _insert_missing(conn, threads, _checked(threads, dict(
+                    id=thread_id, owner=str(owner)[:100], created_at=now, updated_at=now, title="", state_json=None)))
+            row = conn.execute(select(threads.c.title, threads.c.owner).where(threads.c.id == thread_id)).first()
             if row is None:
                 raise KeyError(f"no thread {thread_id!r}")
-            result = conn.execute(messages.insert().values(
-                thread_id=thread_id, created_at=now, role=role, content=content or "", status=status,
-                meta_json=json.dumps(dict(meta), ensure_ascii=False, default=str) if meta else None))
+            if owner is not None and row.owner != _clean_text(str(owner)[:100]):
+                raise KeyError(f"thread {thread_id!r} belongs to another owner")
+            result = conn.execute(messages.insert().values(**row_values))
             values: dict[str, Any] = {"updated_at": now}
             if role == "user" and not row.title:
                 values["title"] = " ".join((content or "").split())[:300]
@@ -450,6 +834,10 @@ class ThreadRepo:
             values["meta_json"] = json.dumps(dict(meta), ensure_ascii=False, default=str)
         if not values:
             return
+        self._update_message(message_id, _checked(messages, values))
+
+    @_retried
+    def _update_message(self, message_id: int, values: dict[str, Any]) -> None:
         with self.engine.begin() as conn:
             conn.execute(messages.update().where(messages.c.id == message_id).values(**values))
 
@@ -463,6 +851,7 @@ class ThreadRepo:
             row["meta"] = json.loads(raw) if raw else {}
         return rows
 
+    @_retried
     def set_state(self, thread_id: str, state: Mapping[str, Any] | None) -> None:
         """Store the thread's clarification / flow state (a JSON-ready dict; None clears it)."""
         raw = json.dumps(dict(state), ensure_ascii=False, default=str) if state is not None else None
@@ -491,31 +880,44 @@ class ApplicationRepo:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def next_number(self, year: int) -> str:
-        prefix = f"TA-{year}-"
-        with self.engine.connect() as conn:
-            last = conn.execute(select(func.max(applications.c.number))
-                                .where(applications.c.number.like(prefix + "%"))).scalar()
-        seq = int(last.rsplit("-", 1)[1]) + 1 if last else 1
-        return f"{prefix}{seq:04d}"
+    @staticmethod
+    def _number_seed(prefix: str) -> Any:
+        """One past the highest number stored under ``prefix`` (a database from before the counters)."""
+        seq = cast(func.substr(applications.c.number, len(prefix) + 1), Integer)
+        return (select(func.coalesce(func.max(seq), 0) + 1)
+                .where(applications.c.number.like(prefix + "%")).scalar_subquery())
 
     def insert(self, values: Mapping[str, Any], *, actor: str, action: str = "create",
                changes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """Insert an application (``values`` with ``cities``/``aliases``/``excesses`` as lists); audited."""
+        """Insert an application (``values`` with ``cities``/``aliases``/``excesses`` as lists); audited.
+
+        Without a ``number`` in ``values`` the next one of the year of ``created_at`` (``TA-2026-0001``) is
+        taken from the year's counter in the same transaction: concurrent inserts never share a number.
+        """
         row = dict(values)
         row.setdefault("id", str(uuid.uuid4()))
         now = row.setdefault("created_at", _utcnow())
         row.setdefault("updated_at", now)
         for key in ("cities", "aliases", "excesses"):
             row[f"{key}_json"] = json.dumps(row.pop(key, []) or [], ensure_ascii=False, default=str)
-        with self.engine.begin() as conn:
-            conn.execute(applications.insert().values(**row))
-            conn.execute(application_audit.insert().values(
-                application_id=row["id"], at=now, actor=str(actor)[:100], action=action,
-                changes_json=json.dumps(changes or [], ensure_ascii=False, default=str), comment=None))
+        row = _checked(applications, row)
+        self._insert(row, actor=actor, action=action, changes=changes)
         got = self.get(row["id"])
         assert got is not None
         return got
+
+    @_retried
+    def _insert(self, row: dict[str, Any], *, actor: str, action: str, changes: list[dict[str, Any]] | None) -> None:
+        now = row["created_at"]
+        with self.engine.begin() as conn:
+            values = dict(row)
+            if not values.get("number"):
+                prefix = f"TA-{now.year}-"
+                values["number"] = f"{prefix}{_next_value(conn, f'application:{prefix}', self._number_seed(prefix)):04d}"
+            conn.execute(applications.insert().values(**values))
+            conn.execute(application_audit.insert().values(
+                application_id=row["id"], at=now, actor=str(actor)[:100], action=action,
+                changes_json=json.dumps(changes or [], ensure_ascii=False, default=str), comment=None))
 
     def update(self, app_id: str, values: Mapping[str, Any], *, actor: str, action: str,
                changes: list[dict[str, Any]], comment: str | None = None, at: datetime | None = None) -> dict[str, Any]:
@@ -526,15 +928,21 @@ class ApplicationRepo:
                 row[f"{key}_json"] = json.dumps(row.pop(key) or [], ensure_ascii=False, default=str)
         now = at or _utcnow()
         row["updated_at"] = now
+        self._update(app_id, _checked(applications, row), now=now, actor=actor, action=action, changes=changes,
+                     comment=comment)
+        got = self.get(app_id)
+        if got is None:
+            raise KeyError(f"no application {app_id!r}")
+        return got
+
+    @_retried
+    def _update(self, app_id: str, row: dict[str, Any], *, now: datetime, actor: str, action: str,
+                changes: list[dict[str, Any]], comment: str | None) -> None:
         with self.engine.begin() as conn:
             conn.execute(applications.update().where(applications.c.id == app_id).values(**row))
             conn.execute(application_audit.insert().values(
                 application_id=app_id, at=now, actor=str(actor)[:100], action=action,
                 changes_json=json.dumps(changes, ensure_ascii=False, default=str), comment=comment))
-        got = self.get(app_id)
-        if got is None:
-            raise KeyError(f"no application {app_id!r}")
-        return got
 
     def get(self, app_id: str) -> dict[str, Any] | None:
         with self.engine.connect() as conn:
@@ -575,15 +983,17 @@ class ClaimRepo:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    @_retried
     def save(self, owner: str, items: list[Any], summary: Mapping[str, Any], *,
              application_number: str | None = None) -> str:
         claim_id = str(uuid.uuid4())
+        row = _checked(claims, dict(
+            id=claim_id, owner=str(owner)[:100], application_number=application_number, created_at=_utcnow(),
+            total=float(summary.get("total", 0.0) or 0.0), currency=str(summary.get("currency", "CNY"))[:3],
+            items_json=json.dumps(items, ensure_ascii=False, default=str),
+            summary_json=json.dumps(dict(summary), ensure_ascii=False, default=str)))
         with self.engine.begin() as conn:
-            conn.execute(claims.insert().values(
-                id=claim_id, owner=str(owner)[:100], application_number=application_number, created_at=_utcnow(),
-                total=float(summary.get("total", 0.0) or 0.0), currency=str(summary.get("currency", "CNY"))[:3],
-                items_json=json.dumps(items, ensure_ascii=False, default=str),
-                summary_json=json.dumps(dict(summary), ensure_ascii=False, default=str)))
+            conn.execute(claims.insert().values(**row))
         return claim_id
 
     def list(self, owner: str | None = None, limit: int = 50) -> list[dict[str, Any]]:

@@ -30,9 +30,10 @@ def test_jsonl_and_its_errors() -> None:
     with pytest.raises(InputError) as e:
         parse_messages("m.jsonl", b'{"intent": "greeting"}\n')
     assert "has no text" in e.value.message("en")
+    assert parse_messages("m.csv", "text\nhi\n".encode("utf-16"))[0]["text"] == "hi"  # a BOM tells the encoding
     with pytest.raises(InputError) as e:
-        parse_messages("m.csv", "text\nhi\n".encode("utf-16"))
-    assert "is not UTF-8" in e.value.message("en")
+        parse_messages("m.csv", b"text\n\xff\xfe\xff hi\n")  # neither UTF-8 nor GB18030
+    assert "is not text in UTF-8, UTF-16 or GB18030/GBK" in e.value.message("en")
     with pytest.raises(InputError) as e:
         parse_messages("m.csv", b"text\n")
     assert "holds no messages" in e.value.message("en")
