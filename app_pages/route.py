@@ -16,10 +16,19 @@ from navigo_core.errors import InputError, NavigoError, PlaceResolutionError, Pr
 from navigo_core.i18n import fmt_distance, fmt_duration
 from navigo_core.maps import build_pick_map, build_route_map, from_map_coords
 from navigo_core.route.exports import to_gpx, to_json
-from navigo_core.route.form import request_from_rows, rows_from_request
+from navigo_core.route.form import (
+    clicked_row,
+    literal_points,
+    out_of_date,
+    pending_points,
+    request_from_rows,
+    rows_from_request,
+)
 from navigo_core.route.models import RouteRequest, RouteResult
 from navigo_core.route.service import plan_route
 from ui.context import choice, lang, leaflet_prefix, route_deps, settings, show_error, store, tr
+from ui.markdown import escape_markdown
+from ui.route_view import FLY, new_question, render_choices, render_links, render_no_road, render_pick
 
 S = st.session_state
 S.setdefault("route.rows", [{"place": None, "pin": None, "group": None}])
@@ -27,6 +36,7 @@ S.setdefault("route.editor_v", 0)
 S.setdefault("route.picked", {})
 S.setdefault("route.last_click", None)
 S.setdefault("route.current", None)
+S.setdefault(FLY, [])
 
 
 # ---------- callbacks (run before widgets are drawn, so they may set widget state) ----------
@@ -46,13 +56,6 @@ def _request_run(fallback: bool = False) -> None:
     S["route.run"] = {"fallback": fallback}
 
 
-def _pick(query: str, candidates: list[Any]) -> None:
-    choice = S.get("route_pick_choice")
-    if choice is not None:
-        S["route.picked"] = {**S["route.picked"], query: candidates[choice]}
-        _request_run()
-
-
 def _open_saved() -> None:
     saved = store().routes.get(S.get("route_history_choice") or "")
     if saved is None:
@@ -63,12 +66,13 @@ def _open_saved() -> None:
     S["route.current"] = req.current_location
     S["route_destination"] = req.destination
     S["route_strategy"] = req.strategy
+    S[FLY] = [tuple(p) for p in req.fly_legs]
     _set_rows(rows_from_request(req))
     S["route.result"] = RouteResult.model_validate(saved["result"])
     S.pop("route.error", None)
 
 
-# ---------- hand-off from the chat: the parsed stops, ready to optimise ----------
+# ---------- hand-off from the chat: the parsed stops, optimised at once ----------
 _prefill = S.pop("route.prefill", None)
 if _prefill:
     _req = RouteRequest.model_validate(_prefill)
@@ -76,9 +80,14 @@ if _prefill:
     S["route_origin"] = _req.origin
     S["route_destination"] = _req.destination
     S["route_strategy"] = _req.strategy
+    # "… and back" / "回到上海" / "往返": the chat reads it as destination = origin
+    S["route_round_trip"] = bool(_prefill.get("round_trip")) or (
+        bool(_req.origin.strip()) and _req.origin.strip().casefold() == _req.destination.strip().casefold())
+    S[FLY] = []
     _set_rows(rows_from_request(_req))
     S.pop("route.result", None)
     S.pop("route.error", None)
+    _request_run()
 
 # ---------- inputs ----------
 st.title(tr("route.page.title"))
@@ -146,6 +155,7 @@ def _build_request() -> RouteRequest:
     return request_from_rows(
         rows, origin_mode=mode, origin=origin, destination=destination,
         current_location=S["route.current"] if mode == "current" else None, strategy=strategy,
+        fly_legs=[tuple(p) for p in S[FLY]],
     )
 
 
@@ -160,6 +170,8 @@ if run is not None:
     except NavigoError as exc:
         S["route.error"] = exc
         S.pop("route.result", None)
+        if isinstance(exc, PlaceResolutionError):
+            new_question()
     except ValueError as exc:  # a form value pydantic rejected
         S["route.error"] = InputError("error.input", detail=str(exc).splitlines()[0])
         S.pop("route.result", None)
@@ -167,11 +179,7 @@ if run is not None:
 with left:
     err = S.get("route.error")
     if isinstance(err, PlaceResolutionError) and err.candidates:
-        show_error(err)
-        labels = [c.label_in(lang()) for c in err.candidates]
-        st.selectbox(tr("route.page.pick", query=err.query), range(len(labels)), key="route_pick_choice",
-                     format_func=lambda i: labels[i])
-        st.button(tr("route.page.pick_use"), key="route_pick_use", on_click=_pick, args=(err.query, err.candidates))
+        render_pick(err, on_pick=_request_run)
     elif isinstance(err, ProviderError):
         show_error(err)
         st.button(tr("route.page.use_offline"), key="route_fallback", on_click=_request_run, args=(True,))
@@ -183,14 +191,22 @@ with left:
 result: RouteResult | None = S.get("route.result")
 L = lang()
 prefix = leaflet_prefix()
+try:
+    current_request: RouteRequest | None = _build_request()
+except (NavigoError, ValueError):
+    current_request = None
+stale = result is not None and out_of_date(result.request, current_request)
 with right:
     if result is not None:
+        modes = ["flight" if leg.mode == "flight" else "no_road" if leg.no_road else "drive" for leg in result.legs]
         m = build_route_map(result.points, result.geometry, tiles=s.map_tiles, tiles_url=s.map_tiles_url,
-                            attribution=s.map_tiles_attribution, lang=L, asset_prefix=prefix)
+                            attribution=s.map_tiles_attribution, lang=L, asset_prefix=prefix,
+                            pending=pending_points(rows, result.points) if stale else (), leg_modes=modes)
     else:
         extra = [] if S["route.current"] is None else [S["route.current"]]
         m = build_pick_map(points=extra, tiles=s.map_tiles, tiles_url=s.map_tiles_url,
-                           attribution=s.map_tiles_attribution, lang=L, asset_prefix=prefix)
+                           attribution=s.map_tiles_attribution, lang=L, asset_prefix=prefix,
+                           pending=literal_points(rows))
     click_target = "current" if origin_mode == "current" else "stop"
     st.caption(tr(f"route.page.click_{click_target}"))
     with st.container(key="route_map_box"):
@@ -204,26 +220,33 @@ with right:
             S["route.current"] = (lat, lon)
         else:
             kept = [r for r in rows if r.get("place") not in (None, "")]
-            _set_rows(kept + [{"place": f"{lat},{lon}", "pin": None, "group": None}])
+            _set_rows(kept + [clicked_row(lat, lon, L)])  # "Jiaxing (30.7522,120.75)", or the bare point
         st.rerun()
 
     if result is not None:
+        if stale:
+            st.warning(tr("route.page.out_of_date"), icon="🕒")
         engine = tr(f"engine.{result.provider}") + (f" · {tr('route.page.estimated')}" if result.estimated else "")
-        m1, m2 = st.columns(2)
-        m3, m4 = st.columns(2)
-        m1.metric(tr("route.page.total_distance"), fmt_distance(result.total_distance_m, L))
-        m2.metric(tr("route.page.total_duration"), fmt_duration(result.total_duration_s, L))
-        m3.metric(tr("route.page.saved"), f"{result.saved_pct:.1f} %",
-                  help=tr("route.page.saved_help", distance=fmt_distance(result.saved_distance_m, L),
-                          duration=fmt_duration(result.saved_duration_s, L)))
-        m4.metric(tr("route.page.quality"), tr("route.page.optimal") if result.optimal else tr("route.page.heuristic"))
+        # metrics as wide as their values, wrapping onto a new line rather than cutting "4 小时 36 分钟"
+        with st.container(horizontal=True, key="route_metrics", gap="medium"):
+            st.metric(tr("route.page.total_distance"), fmt_distance(result.total_distance_m, L), width="content")
+            st.metric(tr("route.page.total_duration"), fmt_duration(result.total_duration_s, L), width="content")
+            st.metric(tr("route.page.saved"), f"{result.saved_pct:.1f} %", width="content",
+                      help=tr("route.page.saved_help", distance=fmt_distance(result.saved_distance_m, L),
+                              duration=fmt_duration(result.saved_duration_s, L)))
+            no_road = len(result.no_road_legs)
+            st.metric(tr("route.page.quality"), tr("route.page.optimal") if result.optimal else tr("route.page.heuristic"),
+                      delta=tr("route.page.no_road_delta", n=no_road) if no_road else None, delta_color="orange",
+                      delta_arrow="off", help=tr("route.page.no_road_help") if no_road else None, width="content")
         st.caption(tr("route.page.engine_line", engine=engine, requests=result.upstream_requests,
                       ms=f"{result.solve_ms:.0f}", method=result.method))
         if result.fallback_from:
             st.warning(tr("route.note.fallback", provider=tr(f"engine.{result.fallback_from}"),
-                          reason=result.fallback_reason), icon="↩️")
+                          reason=escape_markdown(result.fallback_reason)), icon="↩️")
+        render_no_road(result, on_change=_request_run)
         for note in result.notes:
             st.info(tr(note), icon="ℹ️")
+        render_choices(result)
 
         st.markdown(f"**{tr('route.page.legs')}**")
         st.container(key="route_legs_box").dataframe(
@@ -232,6 +255,8 @@ with right:
                     "#": i,
                     tr("route.page.col.from"): leg.from_,
                     tr("route.page.col.to"): leg.to,
+                    tr("route.page.col.mode"): tr("route.page.mode." + (
+                        "flight" if leg.mode == "flight" else "no_road" if leg.no_road else "drive")),
                     tr("route.page.col.distance"): fmt_distance(leg.distance_m, L),
                     tr("route.page.col.duration"): fmt_duration(leg.duration_s, L),
                     tr("route.page.col.cum_distance"): fmt_distance(leg.cum_distance_m, L),
@@ -243,14 +268,7 @@ with right:
             placeholder="", width="stretch", key="route_legs",
         )
 
-        st.markdown(f"**{tr('route.page.open_in')}**")
-        links = result.deep_links
-        with st.container(key="route_links", horizontal=True):
-            for name, urls in (("amap_web", links.amap_web), ("amap_app", links.amap_app),
-                               ("google", links.google), ("osm", links.osm)):
-                for i, url in enumerate(urls, start=1):
-                    label = tr(f"route.page.link.{name}") + (f" ({i}/{len(urls)})" if len(urls) > 1 else "")
-                    st.link_button(label, url, key=f"route_link_{name}_{i}")
+        render_links(result)  # one whole-route link per service that allows it; parts and legs folded
 
         if result.alternatives:
             with st.expander(tr("route.page.alternatives"), key="route_alternatives_box"):
@@ -269,11 +287,15 @@ with right:
                            mime="application/json", key="route_download_json")
 
         with st.form("route_save_form", border=False):
-            title = st.text_input(tr("route.page.save_title"), value=" → ".join(result.order)[:120], key="route_save_title")
+            title = st.text_input(tr("route.page.save_title"), value=" → ".join(result.order)[:120], key="route_save_title",
+                                  max_chars=s.max_field_chars)
             if st.form_submit_button(tr("route.page.save"), key="route_save"):
-                store().routes.save(title or " → ".join(result.order), result.request.model_dump(mode="json"),
-                                    result.model_dump(mode="json", by_alias=True))
-                st.success(tr("route.page.saved_ok"), icon="✅")
+                try:
+                    store().routes.save(title or " → ".join(result.order), result.request.model_dump(mode="json"),
+                                        result.model_dump(mode="json", by_alias=True))
+                    st.success(tr("route.page.saved_ok"), icon="✅")
+                except NavigoError as exc:  # a storage fault (read-only, damaged, too long): one sentence
+                    show_error(exc)
 
 with st.expander(tr("route.page.history"), expanded=False, key="route_history_box"):
     saved = store().routes.list()

@@ -32,6 +32,7 @@ from navigo_core.i18n import t
 from navigo_core.maps.assets import LEAFLET_URL_PREFIX
 from navigo_core.maps.basemap import DEFAULT_PAD_DEG, BBox, OfflineBasemap, view_bbox
 from navigo_core.providers.places.base import Place
+from navigo_core.providers.places.latlon import format_latlon
 
 Tiles = Literal["none", "osm", "amap", "custom"]
 LatLon = tuple[float, float]
@@ -41,6 +42,9 @@ AMAP_TILES_URL = "https://webrd0{s}.is.autonavi.com/appmaptile?lang=zh_cn&size=1
 ROUTE_COLOR = "#2563eb"
 START_COLOR = "#16a34a"
 END_COLOR = "#dc2626"
+NEW_COLOR = "#f59e0b"  # a stop added since the route was solved
+FLIGHT_COLOR = "#7c3aed"
+NO_ROAD_COLOR = "#dc2626"
 MARKER_SIZE = 26
 MAX_FIT_ZOOM = 13
 PICK_MAX_ZOOM = 10
@@ -61,6 +65,7 @@ _MARKER_CSS = f"""
 .navigo-pin--start {{ background: {START_COLOR}; }}
 .navigo-pin--end {{ background: {END_COLOR}; }}
 .navigo-pin--small {{ font-size: 10px; letter-spacing: -.5px; }}
+.navigo-pin--new {{ background: {NEW_COLOR}; border-style: dashed; }}
 .leaflet-container.leaflet-grab.navigo-pick {{ cursor: crosshair; }}
 """
 
@@ -211,6 +216,29 @@ def _marker_role(index: int, count: int, lang: str, *, loop: bool = False) -> tu
     return label, "navigo-pin--small" if len(label) >= 3 else "", t("map.role.stop", lang, n=index)
 
 
+def marker_name(place: Place, lang: str) -> str:
+    """The name a marker shows: the place's name, or "point 30.75220, 120.75000" for bare coordinates."""
+    name = (place.name_zh if lang == "zh" else "") or place.name
+    if place.source in ("latlon", "map") and (not name.strip() or name == format_latlon(place.lat, place.lon)):
+        return t("map.point", lang, lat=f"{place.lat:.5f}", lon=f"{place.lon:.5f}")
+    return name
+
+
+def _marker(m: folium.Map, place: Place, badge: str, modifier: str, role: str, tiles: str, lang: str) -> None:
+    icon = folium.DivIcon(
+        html=f'<div class="navigo-pin {modifier}">{html.escape(badge)}</div>',
+        icon_size=(MARKER_SIZE, MARKER_SIZE),
+        icon_anchor=(MARKER_SIZE // 2, MARKER_SIZE // 2),
+        class_name="navigo-marker",
+    )
+    name = marker_name(place, lang)
+    tooltip = folium.Tooltip(js_html_text(t("map.tooltip", lang, role=role, name=name)), sticky=False)
+    marker = folium.Marker(list(to_map_coords(place.lat, place.lon, tiles)), icon=icon, tooltip=tooltip)
+    label = place.label_in(lang)
+    TextPopup(name if place.source in ("latlon", "map") and label == place.name else label).add_to(marker)
+    marker.add_to(m)
+
+
 def _add_markers(m: folium.Map, points: Sequence[Place], tiles: str, lang: str) -> None:
     """One numbered marker per point: start "S" (green), stops 1..n, destination "E" (red).
 
@@ -219,17 +247,13 @@ def _add_markers(m: folium.Map, points: Sequence[Place], tiles: str, lang: str) 
     loop = _is_loop(points)
     for i, place in enumerate(points[:-1] if loop else points):
         badge, modifier, role = _marker_role(i, len(points), lang, loop=loop)
-        icon = folium.DivIcon(
-            html=f'<div class="navigo-pin {modifier}">{html.escape(badge)}</div>',
-            icon_size=(MARKER_SIZE, MARKER_SIZE),
-            icon_anchor=(MARKER_SIZE // 2, MARKER_SIZE // 2),
-            class_name="navigo-marker",
-        )
-        name = (place.name_zh if lang == "zh" else "") or place.name
-        tooltip = folium.Tooltip(js_html_text(t("map.tooltip", lang, role=role, name=name)), sticky=False)
-        marker = folium.Marker(list(to_map_coords(place.lat, place.lon, tiles)), icon=icon, tooltip=tooltip)
-        TextPopup(place.label_in(lang)).add_to(marker)
-        marker.add_to(m)
+        _marker(m, place, badge, modifier, role, tiles, lang)
+
+
+def _add_pending(m: folium.Map, pending: Sequence[Place], tiles: str, lang: str) -> None:
+    """A "+" marker (amber, dashed) per stop that is not part of the solved route yet."""
+    for place in pending:
+        _marker(m, place, t("map.badge.new", lang), "navigo-pin--new", t("map.role.new_stop", lang), tiles, lang)
 
 
 def _add_route_line(m: folium.Map, line: Sequence[LatLon], *, road: bool, lang: str) -> None:
@@ -240,6 +264,21 @@ def _add_route_line(m: folium.Map, line: Sequence[LatLon], *, road: bool, lang: 
     )
     tooltip = js_html_text(t("map.line.road" if road else "map.line.straight", lang))
     folium.PolyLine(coords, color=ROUTE_COLOR, tooltip=tooltip, **style).add_to(m)
+
+
+def _add_leg_lines(m: folium.Map, drawn: Sequence[LatLon], modes: Sequence[str], lang: str) -> None:
+    """Straight segments leg by leg: drives dashed blue, flights dotted violet, legs with no road red."""
+    styles: dict[str, tuple[str, str, str]] = {
+        "drive": (ROUTE_COLOR, "8 8", "map.line.straight"),
+        "flight": (FLIGHT_COLOR, "2 8", "map.role.flight"),
+        "no_road": (NO_ROAD_COLOR, "12 6", "map.role.no_road"),
+    }
+    for (a, b), mode in zip(zip(drawn, drawn[1:]), modes):
+        color, dash, key = styles.get(mode, styles["drive"])
+        coords = [[round(a[0], LINE_DECIMALS), round(a[1], LINE_DECIMALS)],
+                  [round(b[0], LINE_DECIMALS), round(b[1], LINE_DECIMALS)]]
+        folium.PolyLine(coords, color=color, weight=3, opacity=0.85, dash_array=dash,
+                        tooltip=js_html_text(t(key, lang))).add_to(m)
 
 
 def _bounds(coords: Sequence[LatLon]) -> list[list[float]]:
@@ -270,20 +309,24 @@ def build_route_map(
     attribution: str = "",
     lang: str = "en",
     asset_prefix: str = LEAFLET_URL_PREFIX,
+    pending: Sequence[Place] = (),
+    leg_modes: Sequence[str] | None = None,
 ) -> OfflineMap:
     """The route map: numbered markers, the route line, fitted to the route.
 
     ``points`` are in visiting order (origin first, destination last);
     ``geometry`` is the road line as ``(lat, lon)`` pairs, WGS-84. Without it the
-    points are joined by dashed straight segments. Without points the map shows
-    the world.
+    points are joined by dashed straight segments; ``leg_modes`` (one per leg: "drive",
+    "flight", "no_road") then styles each segment. ``pending``: stops added since the
+    route was solved, drawn as "+" markers. Without points the map shows the world.
     """
     tiles = _effective_tiles(tiles, tiles_url)
     wgs = [(p.lat, p.lon) for p in points]
     road = [(lat, lon) for lat, lon in geometry] if geometry else []
     drawn = [to_map_coords(lat, lon, tiles) for lat, lon in (road or wgs)]
     marked = [to_map_coords(lat, lon, tiles) for lat, lon in wgs]
-    extent = marked + drawn
+    extra = [to_map_coords(p.lat, p.lon, tiles) for p in pending]
+    extent = marked + drawn + extra
     bounds = _bounds(extent) if extent else None
     center = _center(bounds) if bounds else WORLD_CENTER
     m = _new_map(
@@ -294,11 +337,15 @@ def build_route_map(
         attribution=attribution,
         lang=lang,
         asset_prefix=asset_prefix,
-        basemap_bbox=view_bbox(wgs + road),
+        basemap_bbox=view_bbox(wgs + road + [(p.lat, p.lon) for p in pending]),
     )
-    if len(drawn) >= 2:
+    if len(drawn) >= 2 and not road and leg_modes is not None and len(leg_modes) == len(drawn) - 1 \
+            and any(mode != "drive" for mode in leg_modes):
+        _add_leg_lines(m, drawn, leg_modes, lang)
+    elif len(drawn) >= 2:
         _add_route_line(m, drawn, road=bool(road), lang=lang)
     _add_markers(m, points, tiles, lang)
+    _add_pending(m, pending, tiles, lang)
     if bounds:
         m.fit_bounds(bounds, padding=(30, 30), max_zoom=MAX_FIT_ZOOM)
     return m
@@ -322,18 +369,19 @@ def build_pick_map(
     attribution: str = "",
     lang: str = "en",
     asset_prefix: str = LEAFLET_URL_PREFIX,
+    pending: Sequence[Place] = (),
 ) -> OfflineMap:
     """A map to click a point on, with a crosshair cursor.
 
     ``points`` already chosen (places, or bare ``(lat, lon)`` pairs, WGS-84) are
-    shown as numbered markers. ``center`` (WGS-84) and ``zoom`` default to a
+    shown as numbered markers; ``pending`` stops (not in a solved route) as "+" markers. ``center`` (WGS-84) and ``zoom`` default to a
     view of the points (at most zoom ``PICK_MAX_ZOOM``), or of the world without
     points. Clicked positions are in the map's coordinates: pass them through
     :func:`from_map_coords`.
     """
     tiles = _effective_tiles(tiles, tiles_url)
     places = [_as_place(p) for p in points]
-    wgs = [(p.lat, p.lon) for p in places]
+    wgs = [(p.lat, p.lon) for p in [*places, *pending]]
     bounds = _bounds(wgs) if wgs else None
     if center is None:
         center = _center(bounds) if bounds else WORLD_CENTER
@@ -353,4 +401,5 @@ def build_pick_map(
     )
     _ClassName("navigo-pick").add_to(m)
     _add_markers(m, places, tiles, lang)
+    _add_pending(m, pending, tiles, lang)
     return m

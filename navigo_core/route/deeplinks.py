@@ -6,13 +6,26 @@ points: link *k* ends where link *k + 1* starts, so following them in order
 drives the whole route.
 
 ==========  ======================  ==========  =================================
-service     URL                     vias/link   coordinates
+service     URL                     vias/link   points
 ==========  ======================  ==========  =================================
-AMap web    ``uri.amap.com``        1           GCJ-02 inside China, else as is
-AMap app    ``amapuri://``          16          GCJ-02 inside China, else as is
-Google      ``google.com/maps/dir`` 9           WGS-84
+AMap web    ``uri.amap.com``        1           GCJ-02 coordinates and the name
+AMap app    ``amapuri://``          16          GCJ-02 coordinates and the name
+Google      ``google.com/maps/dir`` 9           the place's name ("Suzhou, Jiangsu,
+                                                China"); WGS-84 for coordinates
 OSM         ``openstreetmap.org``   0 (a leg)   WGS-84
 ==========  ======================  ==========  =================================
+
+Links fit the place:
+
+* AMap only covers China: its links are made only for a stretch whose every point lies in China
+  (mainland, Hong Kong, Macao, Taiwan); elsewhere the lists are empty.
+* Google geocodes names well, and a name reads better than ``31.230416,121.473701`` in its
+  directions panel; a point that was typed or clicked as coordinates keeps its coordinates.
+* Legs no car can drive (flights, legs across the sea) split the route: each drivable stretch gets
+  its own links, and those legs get none.
+
+:attr:`DeepLinks.legs` holds one link per leg and service (the per-segment links a page folds away
+under the whole-route ones).
 
 Query strings are assembled by hand so each separator (``,`` ``|`` ``;``) stays
 literal while the parts between them — above all place names — are
@@ -26,8 +39,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from navigo_core.geo import wgs84_to_gcj02
+from navigo_core.geo import in_china, wgs84_to_gcj02
 from navigo_core.providers.places.base import Place
+from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider
 
 AMAP_WEB_MAX_VIAS = 1
 AMAP_APP_MAX_VIAS = 16
@@ -39,15 +53,47 @@ AMAP_APP_URL = "amapuri://route/plan/"
 GOOGLE_URL = "https://www.google.com/maps/dir/"
 OSM_URL = "https://www.openstreetmap.org/directions"
 SOURCE_APP = "navigo"
+CHINA = frozenset({"CN", "HK", "MO", "TW"})  # AMap's coverage
+NEAREST_CITY_KM = 100.0  # a point without a country takes the country of the nearest city this close
+_GAZ = GazetteerPlaceProvider()
+
+
+class LegLinks(BaseModel):
+    """The links of one leg (empty strings where a service does not fit it)."""
+
+    start: str  # names, for the page's labels
+    end: str
+    drivable: bool = True  # False: a flight or a leg across the sea; no driving links
+    amap_web: str = ""
+    google: str = ""
+    osm: str = ""
 
 
 class DeepLinks(BaseModel):
-    """Links that open the route in a navigation service, in driving order per service."""
+    """Links that open the route in a navigation service, in driving order per service.
+
+    Each list is the route in as few links as the service allows (one link: the whole route; several:
+    consecutive parts, each starting where the previous one ended). ``legs``: one entry per leg.
+    """
 
     amap_web: list[str] = Field(default_factory=list)
     amap_app: list[str] = Field(default_factory=list)
     google: list[str] = Field(default_factory=list)
     osm: list[str] = Field(default_factory=list)
+    legs: list[LegLinks] = Field(default_factory=list)
+
+    def whole(self, service: str) -> str:
+        """The one link that opens the whole route in ``service``, or "" when the route needs several."""
+        links: list[str] = getattr(self, service)
+        return links[0] if len(links) == 1 and all(leg.drivable for leg in self.legs) else ""
+
+
+def in_amap_area(place: Place) -> bool:
+    """True when ``place`` lies where AMap has maps: China (mainland, Hong Kong, Macao, Taiwan)."""
+    if place.country:
+        return place.country.upper() in CHINA
+    near = _GAZ.nearest(place.lat, place.lon, within_km=NEAREST_CITY_KM)
+    return near.country in CHINA if near is not None else in_china(place.lat, place.lon)
 
 
 def split_route(n_points: int, max_vias: int) -> list[tuple[int, int]]:
@@ -146,13 +192,21 @@ def _latlon(place: Place) -> str:
     return f"{_num(place.lat)},{_num(place.lon)}"
 
 
+def _google_point(place: Place) -> str:
+    """A point for Google: its name with admin area and country ("Suzhou, Jiangsu, China"), encoded; the
+    WGS-84 coordinates for a point typed or clicked as coordinates, or one without a name."""
+    if place.source in ("latlon", "map") or not place.name.strip():
+        return _latlon(place)
+    return _enc(place.label_in("en"))
+
+
 def google_link(points: Sequence[Place]) -> str:
-    """One Google Maps directions URL (WGS-84; at most 9 waypoints)."""
+    """One Google Maps directions URL (place names, else WGS-84; at most 9 waypoints)."""
     if len(points) < 2 or len(points) - 2 > GOOGLE_MAX_WAYPOINTS:
         raise ValueError(f"a Google Maps link takes 2 to {GOOGLE_MAX_WAYPOINTS + 2} points")
-    params = [("api", "1"), ("origin", _latlon(points[0])), ("destination", _latlon(points[-1]))]
+    params = [("api", "1"), ("origin", _google_point(points[0])), ("destination", _google_point(points[-1]))]
     if len(points) > 2:
-        params.append(("waypoints", "%7C".join(_latlon(p) for p in points[1:-1])))
+        params.append(("waypoints", "%7C".join(_google_point(p) for p in points[1:-1])))
     params.append(("travelmode", "driving"))
     return f"{GOOGLE_URL}?{_query(params)}"
 
@@ -169,14 +223,45 @@ def _links(points: Sequence[Place], max_vias: int, build: Callable[[Sequence[Pla
     return [build(points[first : last + 1]) for first, last in split_route(len(points), max_vias)]
 
 
-def build_deep_links(points: Sequence[Place]) -> DeepLinks:
+def _runs(n_points: int, drivable: Sequence[bool]) -> list[tuple[int, int]]:
+    """Index spans ``(first, last)`` of the stretches joined by drivable legs (at least one leg each)."""
+    runs: list[tuple[int, int]] = []
+    start = 0
+    for i in range(n_points - 1):
+        if not drivable[i]:
+            if i > start:
+                runs.append((start, i))
+            start = i + 1
+    if n_points - 1 > start:
+        runs.append((start, n_points - 1))
+    return runs
+
+
+def build_deep_links(points: Sequence[Place], *, drivable: Sequence[bool] | None = None,
+                     lang: str = "en") -> DeepLinks:
     """Links for the ordered route ``points`` (origin first, destination last).
 
-    Fewer than two points make no route: every list is empty.
+    ``drivable[i]`` says whether leg ``i`` (``points[i]`` → ``points[i + 1]``) can be driven (default: all);
+    the others split the route and get no driving links. AMap links exist only for stretches inside China.
+    Fewer than two points make no route: every list is empty. ``lang`` names the legs in ``legs``.
     """
-    return DeepLinks(
-        amap_web=_links(points, AMAP_WEB_MAX_VIAS, amap_web_link),
-        amap_app=_links(points, AMAP_APP_MAX_VIAS, amap_app_link),
-        google=_links(points, GOOGLE_MAX_WAYPOINTS, google_link),
-        osm=_links(points, OSM_MAX_VIAS, osm_link),
-    )
+    points = list(points)
+    legs_ok = list(drivable) if drivable is not None else [True] * max(len(points) - 1, 0)
+    if len(legs_ok) != max(len(points) - 1, 0):
+        raise ValueError(f"expected {max(len(points) - 1, 0)} drivable flags, got {len(legs_ok)}")
+    china = [in_amap_area(p) for p in points]
+    out = DeepLinks()
+    for first, last in _runs(len(points), legs_ok):
+        run = points[first : last + 1]
+        out.google += _links(run, GOOGLE_MAX_WAYPOINTS, google_link)
+        out.osm += _links(run, OSM_MAX_VIAS, osm_link)
+        if all(china[first : last + 1]):
+            out.amap_web += _links(run, AMAP_WEB_MAX_VIAS, amap_web_link)
+            out.amap_app += _links(run, AMAP_APP_MAX_VIAS, amap_app_link)
+    for i, ok in enumerate(legs_ok):
+        a, b = points[i], points[i + 1]
+        out.legs.append(LegLinks(
+            start=a.display_name(lang), end=b.display_name(lang), drivable=ok,
+            google=google_link([a, b]) if ok else "", osm=osm_link([a, b]) if ok else "",
+            amap_web=amap_web_link([a, b]) if ok and china[i] and china[i + 1] else ""))
+    return out

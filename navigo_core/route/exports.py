@@ -12,13 +12,16 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from navigo_core import __version__
-from navigo_core.i18n import t
+from navigo_core.geo import haversine_m
+from navigo_core.i18n import fmt_distance, fmt_duration, t
 from navigo_core.providers.places.base import Place
 
 GPX_NS = "http://www.topografix.com/GPX/1/1"
 GPX_SCHEMA = "http://www.topografix.com/GPX/1/1/gpx.xsd"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 GPX_CREATOR = f"NaviGo Workbench {__version__}"
+
+SAME_PLACE_M = 1.0  # a route whose ends are closer than this is a round trip (as on the map)
 
 # Characters XML 1.0 forbids anywhere (C0 controls except tab, LF, CR; surrogates; U+FFFE/F).
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -48,14 +51,32 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) ->
 
 
 def _leg_desc(n: int, leg: LegLike, origin: str, lang: str) -> str:
+    """The leg as the Route page's table shows it (same number, same rounding, same units)."""
+    flight = getattr(leg, "mode", "drive") == "flight"
     return t(
-        "export.gpx.leg",
+        "export.gpx.leg_flight" if flight else "export.gpx.leg",
         lang,
         n=n,
-        km=f"{leg.distance_m / 1000:.1f}",
-        minutes=round(leg.duration_s / 60),
+        distance=fmt_distance(leg.distance_m, lang),
+        duration=fmt_duration(leg.duration_s, lang),
         origin=origin,
     )
+
+
+def point_badges(points: Sequence[Place], lang: str = "en") -> list[str]:
+    """The badge of each point, as the route map draws it: the start "S", stops 1…n, the destination "E";
+    a round trip ends at its start, badge "S" (the map draws one marker for both)."""
+    n = len(points)
+    loop = n >= 2 and haversine_m(points[0].lat, points[0].lon, points[-1].lat, points[-1].lon) < SAME_PLACE_M
+    out = []
+    for i in range(n):
+        if i == 0 or (loop and i == n - 1):
+            out.append(t("map.badge.start", lang))
+        elif i == n - 1:
+            out.append(t("map.badge.destination", lang))
+        else:
+            out.append(str(i))
+    return out
 
 
 def to_gpx(
@@ -68,11 +89,12 @@ def to_gpx(
 ) -> str:
     """The route as a GPX 1.1 document (UTF-8 text with an XML declaration).
 
-    * one ``<wpt>`` per point, named ``"1. Shanghai"``, ``"2. …"`` in visiting order
-      (Chinese names where known when ``lang == "zh"``), its full label as ``<desc>``;
+    * one ``<wpt>`` per point, named with the route map's badge: ``"S · Shanghai"``, ``"1 · Suzhou"``, …,
+      ``"E · Hangzhou"`` in visiting order (Chinese names where known when ``lang == "zh"``), its full
+      label as ``<desc>``;
     * one ``<rte>`` whose ``<rtept>``\\ s follow the same order; when ``legs`` are
       given (one per consecutive pair of points), each point after the first
-      describes the leg that reaches it;
+      describes the leg that reaches it, in the figures the page shows ("Leg 1: 98.8 km, about 1 h 30 min");
     * one ``<trk>`` with the road line when ``geometry`` (``(lat, lon)`` pairs,
       WGS-84) is given.
     """
@@ -93,7 +115,7 @@ def to_gpx(
     _sub(metadata, "name", name)
 
     names = [(p.name_zh if lang == "zh" else "") or p.name for p in points]
-    labels = [f"{i}. {place_name}" for i, place_name in enumerate(names, start=1)]
+    labels = [f"{badge} · {place_name}" for badge, place_name in zip(point_badges(points, lang), names)]
     for place, place_name, label in zip(points, names, labels):
         wpt = _sub(root, "wpt", lat=_coord(place.lat), lon=_coord(place.lon))
         _sub(wpt, "name", label)

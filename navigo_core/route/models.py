@@ -26,6 +26,12 @@ class RouteRequest(BaseModel):
     pins: dict[int, int] = Field(default_factory=dict)  # stop index (0-based) → position among stops (1-based)
     groups: list[list[int]] = Field(default_factory=list)  # stop indices kept together, in this order
     alternatives: int = Field(3, ge=0, le=10)  # k best other orders (exact solves only)
+    # legs flown instead of driven: pairs of place texts as entered (either direction), e.g. [("Venice", "Dayton")]
+    fly_legs: list[tuple[str, str]] = Field(default_factory=list)
+
+
+LegMode = Literal["drive", "flight"]
+NoRoad = Literal["", "sea", "too_far"]
 
 
 class Leg(BaseModel):
@@ -37,6 +43,19 @@ class Leg(BaseModel):
     duration_s: float
     cum_distance_m: float
     cum_duration_s: float
+    mode: LegMode = "drive"  # "flight": a flight estimate (great-circle distance, block time), never a drive
+    no_road: NoRoad = ""  # a drive leg no road can make: "sea" (different landmasses) or "too_far"
+
+
+class PlaceChoice(BaseModel):
+    """How one typed name became a place: the context decided (``why``), or the user picked it."""
+
+    text: str  # as typed
+    place: Place
+    why: str = ""  # i18n key (place.why.*), or "" when the user picked it
+    why_params: dict[str, str] = Field(default_factory=dict)
+    picked: bool = False  # the user chose it from the candidates
+    others: int = 0  # how many other places bear the name
 
 
 class Alternative(BaseModel):
@@ -51,6 +70,7 @@ class RouteResult(BaseModel):
     request: RouteRequest
     points: list[Place]  # in visiting order, origin first, destination last
     order: list[str]  # resolved names in visiting order
+    typed: list[str] = Field(default_factory=list)  # the texts as entered, in visiting order (parallel to points)
     legs: list[Leg]
     total_distance_m: float
     total_duration_s: float
@@ -74,13 +94,24 @@ class RouteResult(BaseModel):
     alternatives: list[Alternative] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)  # i18n keys of remarks to show
     solve_ms: float = 0.0
+    choices: list[PlaceChoice] = Field(default_factory=list)  # names with namesakes, and how each was decided
+
+    @property
+    def no_road_legs(self) -> list[int]:
+        """Indices of the drive legs no road can make (shown with a warning and a "fly this leg" offer)."""
+        return [i for i, leg in enumerate(self.legs) if leg.no_road]
+
+    @property
+    def flight_legs(self) -> list[int]:
+        return [i for i, leg in enumerate(self.legs) if leg.mode == "flight"]
 
     def cli_dict(self) -> dict[str, object]:
         """The CLI's JSON shape."""
         return {
             "order": self.order,
             "legs": [
-                {"from": leg.from_, "to": leg.to, "distance_m": round(leg.distance_m), "duration_s": round(leg.duration_s)}
+                {"from": leg.from_, "to": leg.to, "distance_m": round(leg.distance_m), "duration_s": round(leg.duration_s),
+                 **({"mode": leg.mode} if leg.mode != "drive" else {}), **({"no_road": leg.no_road} if leg.no_road else {})}
                 for leg in self.legs
             ],
             "total_distance_m": round(self.total_distance_m),

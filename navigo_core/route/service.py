@@ -13,15 +13,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from navigo_core.config import Settings
-from navigo_core.errors import InputError, ProviderError, ResultCheckError
+from navigo_core.errors import InputError, PlaceResolutionError, ProviderError, ResultCheckError
 from navigo_core.geo import haversine_m
 from navigo_core.i18n import detect_lang
 from navigo_core.providers.matrix.base import Matrix, MatrixProvider
 from navigo_core.providers.places.base import Place, PlaceProvider
-from navigo_core.providers.places.resolve import resolve_place
+from navigo_core.providers.places.latlon import parse_latlon
+from navigo_core.providers.places.resolve import qualified_example, resolve_place
 from navigo_core.route.deeplinks import build_deep_links
-from navigo_core.route.models import Alternative, Leg, RouteRequest, RouteResult
+from navigo_core.route.models import Alternative, Leg, PlaceChoice, RouteRequest, RouteResult
+from navigo_core.route.noroad import flight_estimate, no_road
 from navigo_core.route.solver import optimize
+from navigo_core.understand.places import dominant_place, place_candidates, rank_places
 
 SAME_PLACE_M = 1.0  # two resolved points closer than this are the same place
 
@@ -60,6 +63,7 @@ def _norm(text: str) -> str:
 
 def validate_request(req: RouteRequest, max_stops: int) -> None:
     """The request guardrails: each failure is an InputError with a specific message."""
+    _check_lengths(req, max_stops)
     if req.origin_mode == "fixed" and not req.origin.strip():
         raise InputError("route.origin_missing")
     if req.origin_mode == "current" and req.current_location is None:
@@ -102,26 +106,114 @@ def validate_request(req: RouteRequest, max_stops: int) -> None:
             grouped.add(idx)
 
 
-def _resolve(text: str, deps: RouteDeps, role: str) -> Place:
-    picked = deps.picked.get(text.strip())
-    return picked if picked is not None else resolve_place(text, deps.places, role=role)
+def _check_lengths(req: RouteRequest, max_stops: int) -> None:
+    """Field lengths and the stop count before any name is normalised or looked up (limits.py)."""
+    from navigo_core.limits import check_field
+
+    if len(req.stops) > max_stops:
+        raise InputError("route.too_many_stops", count=len(req.stops), limit=max_stops, excess=len(req.stops) - max_stops)
+    check_field(req.origin, "origin")
+    check_field(req.destination, "destination")
+    for i, stop in enumerate(req.stops, start=1):
+        check_field(stop, f"#{i}")
 
 
-def resolve_points(req: RouteRequest, deps: RouteDeps) -> tuple[list[Place], bool]:
-    """Origin, stops…, destination as Places, and whether it is a round trip.
+MAX_CONTEXT_PASSES = 4  # rounds of "decide what the places decided so far make certain"
 
-    A round trip is when the destination is the origin (same text or same point);
-    then the destination is not a separate node.
+
+def _literal(text: str, role: str) -> Place | None:
+    try:
+        return parse_latlon(text.strip())
+    except InputError as exc:
+        exc.params.setdefault("role", role)
+        raise
+
+
+def resolve_with_choices(req: RouteRequest, deps: RouteDeps) -> tuple[list[Place], bool, list[PlaceChoice]]:
+    """Origin, stops…, destination as Places, whether it is a round trip, and how each name with namesakes
+    was decided.
+
+    A name with one place (or a ``lat,lon``, or the user's pick in ``deps.picked``) is that place. A name with
+    several is decided by the other places of the request (:func:`navigo_core.understand.places.rank_places`:
+    same country, same continent, distance, the language, population): each round decides what the places
+    known so far make certain, until nothing changes. A name the context leaves in doubt raises
+    ``PlaceResolutionError`` whose candidates are ranked (best first) and whose ``why`` says why the first is
+    first. A round trip is when the destination is the origin (same text or same point); then the
+    destination is not a separate node.
     """
+    entries: list[tuple[str, str]] = []  # (role, text) in node order
+    if req.origin_mode == "fixed":
+        entries.append(("origin", req.origin))
+    entries += [("stop", stop) for stop in req.stops] + [("destination", req.destination)]
+    lang = detect_lang(" ".join(text for _, text in entries))
+    fixed: dict[str, Place] = {}
+    choices: dict[str, PlaceChoice] = {}
+    open_: dict[str, tuple[str, str, list[Place]]] = {}  # key → (role, text, candidates)
+    for role, text in entries:
+        key = _norm(text)
+        if key in fixed or key in open_:
+            continue
+        picked = deps.picked.get(text.strip())
+        if picked is not None:
+            fixed[key] = picked
+            choices[key] = PlaceChoice(text=text.strip(), place=picked, picked=True)
+            continue
+        literal = _literal(text, role)
+        if literal is not None:
+            fixed[key] = literal
+            continue
+        cands = place_candidates(text.strip(), deps.places, regions=False, raise_errors=True)
+        if not cands:
+            fixed[key] = resolve_place(text, deps.places, role=role)  # raises "unknown" with near misses
+        elif len(cands) == 1:
+            fixed[key] = cands[0]
+        else:
+            open_[key] = (role, text.strip(), cands)
+    if req.origin_mode == "current" and req.current_location is not None:
+        context_extra = [Place(name=req.origin.strip() or "Current location", lat=req.current_location[0],
+                               lon=req.current_location[1], source="map")]
+    else:
+        context_extra = []
+    def context(key: str) -> list[Place]:
+        """The places known so far, plus the reading of each other open name that needs no context
+        (its population dominates): "Paris" and "London" read each other as France and England."""
+        others = [p for k, (_, _, c) in open_.items() if k != key and (p := dominant_place(c)) is not None]
+        return [*fixed.values(), *others, *context_extra]
+
+    for _ in range(MAX_CONTEXT_PASSES):
+        progress = False
+        for key, (role, text, cands) in list(open_.items()):
+            ranking = rank_places(cands, context(key), lang, strict=True)
+            if ranking.decided:
+                fixed[key] = ranking.places[0]
+                key_why, params = ranking.why
+                choices[key] = PlaceChoice(text=text, place=ranking.places[0], why=key_why,
+                                           why_params={k: str(v) for k, v in params.items()}, others=len(cands) - 1)
+                del open_[key]
+                progress = True
+        if not progress or not open_:
+            break
+    if open_:
+        key, (role, text, cands) = next(iter(open_.items()))
+        ranking = rank_places(cands, context(key), lang, strict=True)
+        err = PlaceResolutionError("place.ambiguous", query=text, candidates=ranking.places, role=role,
+                                   example=qualified_example(text, ranking.places))
+        err.why = ranking.why  # type: ignore[attr-defined]  # why the first candidate is first
+        err.km = ranking.km  # type: ignore[attr-defined]  # each candidate's distance to the other places
+        raise err
+
+    def place(text: str) -> Place:
+        return fixed[_norm(text)]
+
     if req.origin_mode == "current":
         assert req.current_location is not None
         lat, lon = req.current_location
         label = req.origin.strip() or "Current location"
         origin = Place(name=label, lat=lat, lon=lon, source="map", ref="current")
     else:
-        origin = _resolve(req.origin, deps, "origin")
-    stops = [_resolve(s, deps, "stop") for s in req.stops]
-    destination = _resolve(req.destination, deps, "destination")
+        origin = place(req.origin)
+    stops = [place(s) for s in req.stops]
+    destination = place(req.destination)
     round_trip = req.origin_mode == "fixed" and _norm(req.origin) == _norm(req.destination)
     round_trip = round_trip or _same(origin, destination)
     points = [origin, *stops] + ([] if round_trip else [destination])
@@ -130,6 +222,12 @@ def resolve_points(req: RouteRequest, deps: RouteDeps) -> tuple[list[Place], boo
         for j in range(i + 1, len(points)):
             if _same(a, points[j]):
                 raise InputError("route.same_place", first=_label(req, i), second=_label(req, j), name=a.name)
+    return points, round_trip, list(choices.values())
+
+
+def resolve_points(req: RouteRequest, deps: RouteDeps) -> tuple[list[Place], bool]:
+    """Origin, stops…, destination as Places, and whether it is a round trip (see :func:`resolve_with_choices`)."""
+    points, round_trip, _ = resolve_with_choices(req, deps)
     return points, round_trip
 
 
@@ -183,11 +281,35 @@ def check_result(result: RouteResult, n_stops: int) -> None:
         raise ResultCheckError(detail="totals differ from the sum of the legs")
 
 
+def _node_texts(req: RouteRequest, n: int) -> list[str]:
+    """The text each node was typed as (origin, stops…, destination unless a round trip)."""
+    return ([req.origin, *req.stops, req.destination])[:n]
+
+
+def _fly(matrix: Matrix, points: list[Place], texts: list[str],
+         fly_legs: list[tuple[str, str]]) -> tuple[Matrix, set[tuple[int, int]]]:
+    """``matrix`` with the legs the user chose to fly (pairs of texts, either direction) replaced by a flight
+    estimate (:func:`navigo_core.route.noroad.flight_estimate`), and those legs as ``(i, j)`` node pairs."""
+    wanted = {frozenset((_norm(a), _norm(b))) for a, b in fly_legs}
+    if not wanted:
+        return matrix, set()
+    keys = [_norm(t) for t in texts]
+    dist = [list(row) for row in matrix.distance_m]
+    dur = [list(row) for row in matrix.duration_s]
+    flown: set[tuple[int, int]] = set()
+    for i in range(len(points)):
+        for j in range(len(points)):
+            if i != j and frozenset((keys[i], keys[j])) in wanted:
+                dist[i][j], dur[i][j] = flight_estimate(points[i], points[j])
+                flown.add((i, j))
+    return matrix.model_copy(update={"distance_m": dist, "duration_s": dur}), flown
+
+
 def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = False) -> RouteResult:
     """Plan one route. Raises InputError (bad input, unknown or ambiguous place) or,
     unless ``allow_fallback``, ProviderError when the matrix provider fails."""
     validate_request(req, deps.max_stops)
-    points, round_trip = resolve_points(req, deps)
+    points, round_trip, choices = resolve_with_choices(req, deps)
     n = len(points)
 
     provider = deps.matrix
@@ -200,6 +322,9 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
         fallback_from, fallback_reason = provider.name, exc.message("en")
         provider = deps.offline_matrix
         matrix = provider.matrix(points)
+
+    texts = _node_texts(req, n)
+    matrix, flown = _fly(matrix, points, texts, req.fly_legs)
 
     start, end = 0, (0 if round_trip else n - 1)
     pins = {1 + idx: pos for idx, pos in req.pins.items()}
@@ -222,8 +347,10 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
         d, t = float(matrix.distance_m[a][b]), float(matrix.duration_s[a][b])
         cum_d += d
         cum_t += t
+        flight = (a, b) in flown
         legs.append(Leg(**{"from": names[a]}, to=names[b], distance_m=d, duration_s=t,
-                        cum_distance_m=cum_d, cum_duration_s=cum_t))
+                        cum_distance_m=cum_d, cum_duration_s=cum_t, mode="flight" if flight else "drive",
+                        no_road="" if flight else no_road(points[a], points[b])))
 
     entered = list(range(n)) + ([0] if round_trip else [])
     entered_d, entered_t = _path_totals(matrix, entered)
@@ -237,9 +364,13 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
     if matrix.estimated:
         notes.append("route.note.estimated")
 
+    if flown:
+        notes.append("route.note.flights")
+    drivable = [leg.mode == "drive" and not leg.no_road for leg in legs]
+
     geometry = None
     requests = matrix.requests
-    if not matrix.estimated:
+    if not matrix.estimated and all(drivable):  # a road line across the sea would be the provider's fiction
         try:
             geometry = provider.geometry(ordered)
             requests += 1
@@ -255,6 +386,7 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
         request=req,
         points=ordered,
         order=[names[i] for i in order],
+        typed=[texts[i] for i in order],
         legs=legs,
         total_distance_m=cum_d,
         total_duration_s=cum_t,
@@ -274,10 +406,11 @@ def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = Fal
         fallback_reason=fallback_reason,
         upstream_requests=requests,
         geometry=geometry,
-        deep_links=build_deep_links(ordered),
+        deep_links=build_deep_links(ordered, drivable=drivable, lang=lang),
         alternatives=alternatives,
         notes=notes,
         solve_ms=solve_ms,
+        choices=choices,
     )
     check_result(result, len(req.stops))
     return result

@@ -49,6 +49,11 @@ MAX_K_BEST = 10
 MAX_COST = 1e15
 """Largest accepted matrix entry: keeps sums of costs exact enough in floats."""
 
+MAX_POINTS = 1000
+"""Largest matrix :func:`optimize` accepts (points, start and end included). Within it the time limit holds
+and memory stays near 120 MB (the heuristic keeps the matrix as Python lists); a route request holds at
+most ``ROUTE_MAX_STOPS`` ≤ 500 stops. A bigger matrix is refused before it is even converted."""
+
 _DEADLINE_RESERVE_S = 0.01
 """Part of the time limit kept for expanding and checking the result."""
 
@@ -157,6 +162,12 @@ def _as_matrix(matrix: Any) -> np.ndarray:
     if matrix is None or isinstance(matrix, (str, bytes, Mapping)):
         raise InputError("solver.matrix_type", kind=type(matrix).__name__)
     try:
+        size = len(matrix)
+    except TypeError:
+        size = 0
+    if size > MAX_POINTS:  # before np.asarray: converting 5,000 nested lists alone takes seconds and gigabytes
+        raise InputError("solver.matrix_too_big", n=size, max=MAX_POINTS)
+    try:
         raw = np.asarray(matrix)
     except (ValueError, TypeError):
         raise InputError("solver.matrix_ragged") from None
@@ -167,6 +178,8 @@ def _as_matrix(matrix: Any) -> np.ndarray:
     rows, cols = raw.shape
     if rows != cols:
         raise InputError("solver.matrix_not_square", rows=rows, cols=cols)
+    if rows > MAX_POINTS:
+        raise InputError("solver.matrix_too_big", n=rows, max=MAX_POINTS)
     if raw.dtype.kind in "iuf":
         values = raw.astype(float)
     elif raw.dtype.kind == "O":

@@ -83,6 +83,7 @@ _MARKERS: tuple[tuple[str, str], ...] = (
           r"|(?:然后|最后|最终|再)?回来"),
     ("s", r"中途(?:经过|停靠|停|去)?|途中(?:经过|去)?|顺路(?:去|经过)?|途经|途径|经过|经由|路过|停靠"),
     ("s", _CJK_STOP_MARK),
+    ("r", r"往返(?:于)?"),
     ("d", r"(?:然后|再|最后|最终)?(?:到达|抵达|前往|去往|开到|到|至|去)"),
     ("o", r"从|由"),
     ("x", r"出发|启程"),
@@ -113,7 +114,7 @@ _HEAD_PREFIX = re.compile(
 _ZH_PREFIX = re.compile(
     r"^(?:帮我|请|麻烦|给我|我想|我要|我需要|能不能|可以|规划|安排|计划|设计|查询|看看|算一下|一下|"
     r"一条|一个|最优|最短|最快|的|路线|线路|导航|路径|自驾|开车|驾车|:|：)+")
-_ROUND = re.compile(r"\bround[- ]?trip\b|\bloop\b|环线|环形|回到起点|返回起点|回到出发地|绕一圈", _FLAGS)
+_ROUND = re.compile(r"\bround[- ]?trip\b|\bloop\b|环线|环形|回到起点|返回起点|回到出发地|绕一圈|往返", _FLAGS)
 _BACK_TO_START = re.compile(
     r"^(?:the\s+)?(?:start|starting point|origin|beginning|where i started)$|^(?:起点|出发地|出发点|原地|原点)$", _FLAGS)
 _FASTEST = re.compile(r"\b(?:fastest|quickest)\b|最快|时间最短|最省时|用时最短", _FLAGS)
@@ -198,6 +199,20 @@ def _many(part: str) -> list[str]:
     return out
 
 
+def _is_list(segment: str) -> bool:
+    """True when ``segment`` names several places ("Suzhou, Wuxi", "苏州、无锡"), not one qualified name
+    ("Paris, France", "Springfield, IL", "苏州，江苏")."""
+    part = _CLAUSE_END.split(segment, maxsplit=1)[0]
+    if re.search(r"[、;；/]|\band\b|以及|和|与|及", part):
+        return True
+    m = re.search(r"[,，]", part)
+    if not m or re.search(r"\d\s*[,，]\s*[+\-−]?\d", part):
+        return False
+    tail = part[m.end():].strip(_STRIP_CHARS)
+    kinds = _GAZ.name_kinds(tail)
+    return bool(kinds & {"city", "alias"}) and not kinds & {"region", "country"}
+
+
 def _head_origin(head: str) -> str:
     head = _ZH_PREFIX.sub("", _HEAD_PREFIX.sub("", head.strip(_STRIP_CHARS)))
     place = _single(head)
@@ -260,8 +275,13 @@ def parse_route(text: str) -> RouteReading:
             place = _single(segment)
             if role == "b" and (not place or _BACK_TO_START.match(place)):
                 back = True
+            elif role == "d" and len(listed := _many(segment)) > 1 and _is_list(segment):
+                dests.extend(listed)  # "to Suzhou, Wuxi and back", "去苏州、无锡再回到上海"
             elif place:
                 dests.append(place)
+        elif role == "r":  # "上海往返", "往返苏州和无锡": a round trip; what follows are stops
+            round_trip = True
+            stops.extend(_many(segment))
         elif role == "s":
             stops.extend(_many(segment))
     if marks and not origin:

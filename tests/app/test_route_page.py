@@ -66,14 +66,21 @@ def test_route_page_guardrail_message(folium_mock: MagicMock) -> None:
     assert any("is also the destination" in e.value for e in at.error)
 
 
+def pick_box(at: AppTest):  # type: ignore[no-untyped-def]
+    """The place question (its key changes with each question, so find it by its label)."""
+    return next(sb for sb in at.selectbox if sb.label.startswith("Which"))
+
+
 def test_route_page_ambiguity_lets_the_user_pick(folium_mock: MagicMock) -> None:
-    at = fill(page(), "Paris", "Lyon", ["Marseille", "Nice"])
+    at = fill(page(), "Paris", "Lyon", ["Marseille", "Springfield"])  # "Paris" beside Lyon needs no question
     at.button(key="route_optimise").click().run()
     assert not at.exception
-    pick = at.selectbox(key="route_pick_choice")
-    labels = list(pick.options)  # the formatted candidate labels
-    assert any("France" in lbl for lbl in labels) and any("Texas" in lbl for lbl in labels)
-    pick.set_value(next(i for i, lbl in enumerate(labels) if "France" in lbl))
+    pick = pick_box(at)
+    assert "Springfield" in pick.label
+    labels = list(pick.options)  # the formatted candidate labels, nearest to the other places first
+    assert all("United States" in lbl and "km from the other places" in lbl for lbl in labels)
+    assert any(c.value.startswith("Listed first: the nearest to") for c in at.caption)
+    pick.set_value(next(i for i, lbl in enumerate(labels) if "Illinois" in lbl))
     at.button(key="route_pick_use").click().run()
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
@@ -148,7 +155,7 @@ def test_map_click_sets_current_location_and_adds_stops(folium_mock: MagicMock) 
     assert not at.exception and not at.error, [e.value for e in at.error]
     legs = legs_table(at)
     names = list(legs["From"]) + list(legs["To"])
-    assert "30.7522,120.75" in names  # the clicked point became a stop
+    assert "Jiaxing" in names  # the clicked point became a stop, named after the city it lies in
     assert len(legs) == 3
 
 

@@ -44,11 +44,17 @@ def test_route_page_optimises_and_draws_the_map_offline(app_server: AppServer, o
     # the offline basemap drew country outlines (no tiles needed)
     expect(frame.locator(".leaflet-tile")).to_have_count(0)
 
-    # deep-link buttons
-    for name in ("AMap (web)", "AMap (app)", "Google Maps", "OpenStreetMap"):
-        expect(page.get_by_role("link", name=name).first).to_be_visible()
-    google = page.get_by_role("link", name="Google Maps").first.get_attribute("href") or ""
+    # deep links: one whole-route link per service that takes the route in one (AMap inside China only),
+    # the parts and the per-leg links folded under an expander
+    for name in ("AMap (app)", "Google Maps"):
+        expect(page.locator(".st-key-route_links").get_by_role("link", name=name)).to_be_visible()
+    google = page.locator(".st-key-route_links").get_by_role("link", name="Google Maps").get_attribute("href") or ""
     assert google.startswith("https://www.google.com/maps/dir/?api=1")
+    more = page.locator(".st-key-route_links_more")
+    more.get_by_text("Links per leg and in parts").click()
+    expect(more.get_by_text("AMap (web): the route in 2 parts")).to_be_visible()  # one via per AMap web link
+    expect(more.get_by_role("link", name="Part 1/2")).to_be_visible()
+    expect(more.locator("[data-testid='stDataFrame']")).to_be_visible()  # one row of links per leg
 
     # no exception box, and nothing was fetched from outside this machine
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
@@ -76,7 +82,7 @@ def test_language_switch_keeps_what_the_user_typed(app_server: AppServer, offlin
     page.get_by_label("Origin place").fill("上海")
     page.get_by_label("Origin place").press("Enter")
     wait_for_app(page)
-    page.locator(".st-key-lang").click()
+    page.locator(".st-key-lang_choice").click()
     page.get_by_role("option", name="中文").click()
     wait_for_app(page)
     expect(page.get_by_role("heading", name="路线：多个途经点的最佳顺序")).to_be_visible()

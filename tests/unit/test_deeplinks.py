@@ -22,6 +22,8 @@ SHANGHAI = Place(name="Shanghai", lat=31.1774276, lon=121.5272106)
 SHANGHAI_GCJ = (31.17530398364597, 121.531541859215)
 PARIS = Place(name="Paris", lat=48.8566, lon=2.3522)
 LYON = Place(name="Lyon", lat=45.764, lon=4.8357)
+SUZHOU = Place(name="Suzhou", lat=31.30408, lon=120.59538, admin="Jiangsu", country="CN", country_name="China")
+HANGZHOU = Place(name="Hangzhou", lat=30.29365, lon=120.16142, admin="Zhejiang", country="CN", country_name="China")
 
 
 def params(url: str) -> dict[str, list[str]]:
@@ -139,10 +141,12 @@ def test_links_chain_through_the_whole_route(n_stops: int) -> None:
     google = []
     for u in links.google:
         q = params(u)
-        waypoints = [latlon(w) for w in q["waypoints"][0].split("|")] if "waypoints" in q else []
+        waypoints = q["waypoints"][0].split("|") if "waypoints" in q else []
         assert len(waypoints) <= GOOGLE_MAX_WAYPOINTS
-        google.append([latlon(one(u, "origin")), *waypoints, latlon(one(u, "destination"))])
-    assert close(chain(google), expected_wgs)
+        google.append([one(u, "origin"), *waypoints, one(u, "destination")])
+    for prev, nxt in zip(google, google[1:]):
+        assert prev[-1] == nxt[0]
+    assert google[0] + [p for leg in google[1:] for p in leg[1:]] == [p.name for p in points]  # by name
 
     osm = [[latlon(x) for x in one(u, "route").split(";")] for u in links.osm]
     assert all(len(leg) == 2 for leg in osm)
@@ -153,39 +157,45 @@ def test_links_chain_through_the_whole_route(n_stops: int) -> None:
 
 
 def test_amap_web_format() -> None:
-    url = build_deep_links([SHANGHAI, LYON, PARIS]).amap_web[0]
+    url = build_deep_links([SHANGHAI, SUZHOU, HANGZHOU]).amap_web[0]
     parts = urlsplit(url)
     assert (parts.scheme, parts.netloc, parts.path) == ("https", "uri.amap.com", "/navigation")
     q = params(url)
     assert set(q) == {"from", "to", "via", "mode", "policy", "src", "coordinate", "callnative"}
     assert (one(url, "mode"), one(url, "policy"), one(url, "src")) == ("car", "1", "navigo")
     assert (one(url, "coordinate"), one(url, "callnative")) == ("gaode", "0")
-    assert one(url, "to") == "2.352200,48.856600,Paris"  # lon,lat,name; outside China: unchanged
+    lat, lon = wgs84_to_gcj02(HANGZHOU.lat, HANGZHOU.lon)
+    assert one(url, "to") == f"{lon:.6f},{lat:.6f},Hangzhou"  # lon,lat,name in GCJ-02
 
 
 def test_amap_app_format() -> None:
-    url = build_deep_links([SHANGHAI, LYON, PARIS]).amap_app[0]
+    url = build_deep_links([SHANGHAI, SUZHOU, HANGZHOU]).amap_app[0]
     assert url.startswith("amapuri://route/plan/?")
     q = params(url)
     assert one(url, "sourceApplication") == "navigo"
     assert (one(url, "dev"), one(url, "t")) == ("0", "0")
-    assert (one(url, "dname"), one(url, "dlat"), one(url, "dlon")) == ("Paris", "48.856600", "2.352200")
-    assert (one(url, "vialats"), one(url, "vialons"), one(url, "vianames")) == ("45.764000", "4.835700", "Lyon")
-    assert "vialats" not in params(build_deep_links([SHANGHAI, PARIS]).amap_app[0])
+    d_lat, d_lon = wgs84_to_gcj02(HANGZHOU.lat, HANGZHOU.lon)
+    assert (one(url, "dname"), one(url, "dlat"), one(url, "dlon")) == ("Hangzhou", f"{d_lat:.6f}", f"{d_lon:.6f}")
+    v_lat, v_lon = wgs84_to_gcj02(SUZHOU.lat, SUZHOU.lon)
+    assert (one(url, "vialats"), one(url, "vialons"), one(url, "vianames")) == (f"{v_lat:.6f}", f"{v_lon:.6f}", "Suzhou")
+    assert "vialats" not in params(build_deep_links([SHANGHAI, HANGZHOU]).amap_app[0])
     assert set(q) >= {"slat", "slon", "sname"}
 
 
 def test_google_format() -> None:
-    url = build_deep_links([PARIS, LYON, SHANGHAI]).google[0]
+    url = build_deep_links([PARIS, LYON, SUZHOU]).google[0]
     parts = urlsplit(url)
     assert (parts.netloc, parts.path) == ("www.google.com", "/maps/dir/")
     assert one(url, "api") == "1"
     assert one(url, "travelmode") == "driving"
-    assert one(url, "origin") == "48.856600,2.352200"
-    assert one(url, "waypoints") == "45.764000,4.835700"
-    # Google takes WGS-84 everywhere, even in China.
-    assert one(url, "destination") == "31.177428,121.527211"
+    # Google gets names (with admin area and country when known), not raw coordinates
+    assert one(url, "origin") == "Paris"
+    assert one(url, "waypoints") == "Lyon"
+    assert one(url, "destination") == "Suzhou, Jiangsu, China"
     assert "waypoints" not in params(build_deep_links([PARIS, LYON]).google[0])
+    # a point typed or clicked as coordinates keeps them (WGS-84 everywhere, even in China)
+    point = Place(name="31.177428,121.527211", lat=SHANGHAI.lat, lon=SHANGHAI.lon, source="latlon")
+    assert one(build_deep_links([point, PARIS]).google[0], "origin") == "31.177428,121.527211"
 
 
 def test_osm_format() -> None:
@@ -209,11 +219,10 @@ def test_single_link_builders_reject_too_many_points() -> None:
 def test_gcj02_test_vector_appears_in_amap_links() -> None:
     """WGS (31.1774276, 121.5272106) → GCJ (31.17530398364597, 121.531541859215)."""
     assert wgs84_to_gcj02(SHANGHAI.lat, SHANGHAI.lon) == pytest.approx(SHANGHAI_GCJ, abs=1e-9)
-    links = build_deep_links([SHANGHAI, PARIS])
+    links = build_deep_links([SHANGHAI, HANGZHOU])
     assert one(links.amap_web[0], "from") == "121.531542,31.175304,Shanghai"
     assert (one(links.amap_app[0], "slat"), one(links.amap_app[0], "slon")) == ("31.175304", "121.531542")
-    # The other services keep WGS-84.
-    assert one(links.google[0], "origin") == "31.177428,121.527211"
+    # OSM keeps WGS-84.
     assert one(links.osm[0], "route").startswith("31.177428,121.527211;")
 
 
@@ -223,9 +232,13 @@ def test_gcj02_used_inside_china_only() -> None:
         for (lat, lon, _), p in zip(amap_web_points(url), inside):
             assert (lat, lon) != pytest.approx((p.lat, p.lon), abs=1e-4)  # shifted by GCJ-02
             assert (lat, lon) == pytest.approx(wgs84_to_gcj02(p.lat, p.lon), abs=1e-6)
-    outside = [PARIS, LYON]
-    lat, lon, _ = amap_web_points(build_deep_links(outside).amap_web[0])[0]
-    assert (lat, lon) == pytest.approx((PARIS.lat, PARIS.lon), abs=1e-6)
+
+    # AMap only covers China: no AMap link for a route outside it, nor for a stretch that leaves it
+    outside = build_deep_links([PARIS, LYON])
+    assert outside.amap_web == [] and outside.amap_app == [] and outside.google and outside.osm
+    mixed = build_deep_links([SHANGHAI, HANGZHOU, PARIS])
+    assert mixed.amap_web == [] and mixed.amap_app == []
+    assert [bool(leg.amap_web) for leg in mixed.legs] == [True, False]  # the leg inside China keeps one
 
 
 # --- names ---------------------------------------------------------------------------
@@ -233,7 +246,7 @@ def test_gcj02_used_inside_china_only() -> None:
 
 def test_names_are_percent_encoded() -> None:
     start = Place(name="上海 虹桥站 & Co?", lat=31.194, lon=121.32)
-    end = Place(name="Mont-Saint-Michel #1 / 50%", lat=48.636, lon=-1.511)
+    end = Place(name="Mont-Saint-Michel #1 / 50%", lat=30.29, lon=120.16)
     links = build_deep_links([start, end])
     web = links.amap_web[0]
     assert "上海" not in web and " " not in web and "#" not in web  # all encoded
@@ -254,14 +267,42 @@ def test_amap_separators_in_names_do_not_split_fields() -> None:
 
 
 def test_empty_name_gives_coordinates_only() -> None:
-    nameless = Place(name="", lat=48.0, lon=2.0)
-    links = build_deep_links([nameless, PARIS])
-    assert one(links.amap_web[0], "from") == "2.000000,48.000000"
+    nameless = Place(name="", lat=31.0, lon=121.0)
+    links = build_deep_links([nameless, HANGZHOU])
+    lat, lon = wgs84_to_gcj02(31.0, 121.0)
+    assert one(links.amap_web[0], "from") == f"{lon:.6f},{lat:.6f}"
     assert "sname" not in params(links.amap_app[0])
+    assert one(links.google[0], "origin") == "31.000000,121.000000"
 
 
 def test_amap_prefers_chinese_names() -> None:
     sh = Place(name="Shanghai", name_zh="上海", lat=31.23, lon=121.47)
-    links = build_deep_links([sh, PARIS])
+    links = build_deep_links([sh, HANGZHOU])
     assert amap_web_points(links.amap_web[0])[0][2] == "上海"
     assert one(links.amap_app[0], "sname") == "上海"
+
+
+# --- whole route, per-leg links, legs no car can drive (issue 15) --------------------
+
+
+def test_one_whole_route_link_per_service_that_allows_it_and_one_link_per_leg() -> None:
+    """12 points: Google takes the whole route in one link only up to 9 waypoints; every leg has its own."""
+    ten = route(9)  # 11 points, 9 waypoints: one Google link
+    links = build_deep_links(ten)
+    assert links.whole("google") == links.google[0] and len(links.google) == 1
+    assert links.whole("amap_app") and not links.whole("amap_web") and not links.whole("osm")
+    assert len(links.legs) == len(ten) - 1
+    assert all(leg.google and leg.osm and leg.amap_web for leg in links.legs)
+    assert not build_deep_links(route(10)).whole("google")  # 10 waypoints: Google needs two parts
+
+
+def test_legs_that_cannot_be_driven_split_the_route_and_get_no_driving_links() -> None:
+    points = [PARIS, LYON, SHANGHAI, HANGZHOU]
+    links = build_deep_links(points, drivable=[True, False, True])
+    assert [leg.drivable for leg in links.legs] == [True, False, True]
+    assert links.legs[1].google == links.legs[1].osm == links.legs[1].amap_web == ""
+    assert not links.whole("google")  # the route needs a flight: there is no single driving link
+    assert len(links.google) == 2 and len(links.amap_web) == 1  # Paris → Lyon, Shanghai → Hangzhou (AMap: China only)
+    assert one(links.google[0], "destination") == "Lyon" and one(links.google[1], "origin") == "Shanghai"
+    with pytest.raises(ValueError):
+        build_deep_links(points, drivable=[True])

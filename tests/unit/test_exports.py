@@ -39,7 +39,7 @@ def test_gpx_structure() -> None:
     assert root.findtext("g:metadata/g:name", namespaces=NS) == "Trip"
 
     wpts = root.findall("g:wpt", NS)
-    assert [w.findtext("g:name", namespaces=NS) for w in wpts] == ["1. Shanghai", "2. Suzhou", "3. Nanjing"]
+    assert [w.findtext("g:name", namespaces=NS) for w in wpts] == ["S · Shanghai", "1 · Suzhou", "E · Nanjing"]
     assert [(float(w.get("lat")), float(w.get("lon"))) for w in wpts] == [(p.lat, p.lon) for p in POINTS]
     assert wpts[1].findtext("g:desc", namespaces=NS) == "Suzhou, Jiangsu, China"
 
@@ -47,7 +47,7 @@ def test_gpx_structure() -> None:
     assert len(rte) == 1
     assert rte[0].findtext("g:name", namespaces=NS) == "Trip"
     rtepts = rte[0].findall("g:rtept", NS)
-    assert [r.findtext("g:name", namespaces=NS) for r in rtepts] == ["1. Shanghai", "2. Suzhou", "3. Nanjing"]
+    assert [r.findtext("g:name", namespaces=NS) for r in rtepts] == ["S · Shanghai", "1 · Suzhou", "E · Nanjing"]
     assert [(float(r.get("lat")), float(r.get("lon"))) for r in rtepts] == [(p.lat, p.lon) for p in POINTS]
     assert root.find("g:trk", NS) is None  # no geometry, no track
 
@@ -70,10 +70,11 @@ def test_gpx_legs_describe_route_points() -> None:
     root = parse(to_gpx(POINTS, legs=legs))
     descs = [r.findtext("g:desc", namespaces=NS) for r in root.findall("g:rte/g:rtept", NS)]
     assert descs[0] is None
-    assert descs[1] == "Leg 1: 98.8 km, about 90 min from Shanghai"
-    assert descs[2] == "Leg 2: 201.0 km, about 150 min from Suzhou"
+    # the figures the Route page's legs table shows (fmt_distance, fmt_duration), not a second rounding
+    assert descs[1] == "Leg 1: 98.8 km, about 1 h 30 min from Shanghai"
+    assert descs[2] == "Leg 2: 201.0 km, about 2 h 30 min from Suzhou"
     zh = parse(to_gpx(POINTS, legs=legs, lang="zh"))
-    assert "公里" in (zh.findall("g:rte/g:rtept", NS)[1].findtext("g:desc", namespaces=NS) or "")
+    assert "1 小时 30 分钟" in (zh.findall("g:rte/g:rtept", NS)[1].findtext("g:desc", namespaces=NS) or "")
 
 
 def test_gpx_rejects_wrong_leg_count() -> None:
@@ -89,7 +90,7 @@ def test_gpx_escapes_names() -> None:
     gpx = to_gpx(tricky, name="R&D <trip>")
     root = parse(gpx)  # well-formed despite markup and control characters in names
     names = [w.findtext("g:name", namespaces=NS) for w in root.findall("g:wpt", NS)]
-    assert names == ['1. A & B <"Tom\'s"> ]]>', "2. 北京控制符"]
+    assert names == ['S · A & B <"Tom\'s"> ]]>', "E · 北京控制符"]
     assert root.findtext("g:rte/g:name", namespaces=NS) == "R&D <trip>"
     assert "<trip>" not in gpx
 
@@ -135,7 +136,33 @@ def test_gpx_uses_chinese_names_in_chinese() -> None:
     sh = Place(name="Shanghai", name_zh="上海", lat=31.23, lon=121.47, country_name="China", country_name_zh="中国")
     hz = Place(name="Hangzhou", name_zh="杭州", lat=30.27, lon=120.16)
     zh = parse(to_gpx([sh, hz], lang="zh"))
-    assert [w.findtext("g:name", namespaces=NS) for w in zh.findall("g:wpt", NS)] == ["1. 上海", "2. 杭州"]
+    assert [w.findtext("g:name", namespaces=NS) for w in zh.findall("g:wpt", NS)] == ["起 · 上海", "终 · 杭州"]
     assert zh.find("g:wpt", NS).findtext("g:desc", namespaces=NS) == "上海，中国"
     en = parse(to_gpx([sh, hz]))
-    assert [w.findtext("g:name", namespaces=NS) for w in en.findall("g:wpt", NS)] == ["1. Shanghai", "2. Hangzhou"]
+    assert [w.findtext("g:name", namespaces=NS) for w in en.findall("g:wpt", NS)] == ["S · Shanghai", "E · Hangzhou"]
+
+
+def test_gpx_numbers_match_the_route_map() -> None:
+    """Issue 15: the GPX named stop 1 "2." while the map's marker said "1"; now both use the map's badges,
+    also on a round trip (one "S" marker on the map for start and end) and in Chinese."""
+    import folium
+
+    from navigo_core.maps import build_route_map
+    from navigo_core.route.exports import point_badges
+
+    def map_badges(points: list[Place], lang: str) -> list[str]:
+        found = []
+        for marker in (e for e in build_route_map(points, lang=lang)._children.values() if isinstance(e, folium.Marker)):
+            (icon,) = [c for c in marker._children.values() if isinstance(c, folium.DivIcon)]
+            found.append(icon.options["html"].split(">", 1)[1].split("<", 1)[0])
+        return found
+
+    four = [*POINTS, Place(name="Hefei", lat=31.82, lon=117.23)]
+    loop = [*POINTS, POINTS[0]]
+    for points in (four, loop):
+        for lang in ("en", "zh"):
+            gpx_badges = [w.findtext("g:name", namespaces=NS).split(" · ")[0]
+                          for w in parse(to_gpx(points, lang=lang)).findall("g:wpt", NS)]
+            drawn = map_badges(points, lang)
+            assert gpx_badges[:len(drawn)] == drawn == point_badges(points, lang)[:len(drawn)]
+    assert point_badges(loop) == ["S", "1", "2", "S"]

@@ -368,3 +368,31 @@ def test_chinese_names_on_chinese_maps() -> None:
     assert popup.text == "上海，中国"
     (en_marker, _) = markers(build_route_map([sh, PARIS]))
     assert tooltip_text(en_marker) == "Start: Shanghai"
+
+
+# --- issue 15: stops not yet solved, flights and legs with no road, bare coordinates ---------
+
+
+def test_pending_stops_flights_and_no_road_legs_are_drawn_apart() -> None:
+    clicked = Place(name="30.1,120.9", lat=30.1, lon=120.9, source="latlon")
+    named = Place(name="Jiaxing", lat=30.7522, lon=120.75, source="latlon")
+    m = build_route_map(TEN[:4], leg_modes=["drive", "flight", "no_road"], pending=[clicked, named], lang="en")
+    found = markers(m)
+    assert len(found) == 6
+    new = [tooltip_text(x) for x in found if "navigo-pin--new" in marker_icon(x).options["html"]]
+    assert new == ["New stop (not in the route yet): point 30.10000, 120.90000",
+                   "New stop (not in the route yet): Jiaxing"]
+    lines = polylines(m)
+    assert len(lines) == 3  # one segment per leg, each styled by its mode
+    assert [tooltip_text(line) for line in lines] == [
+        "Straight lines between the points, not the roads", "Flight estimate", "No road: this leg cannot be driven"]
+    assert len({line.options["color"] for line in lines}) == 3
+    assert len(polylines(build_route_map(TEN[:4], leg_modes=["drive"] * 3))) == 1  # all drives: one line
+
+
+def test_pick_map_shows_clicked_stops_before_any_route() -> None:
+    clicked = Place(name="30.1,120.9", lat=30.1, lon=120.9, source="latlon")
+    m = build_pick_map(pending=[clicked], lang="zh")
+    (marker,) = markers(m)
+    assert "navigo-pin--new" in marker_icon(marker).options["html"]
+    assert tooltip_text(marker) == "新途经点（尚未计入路线）：坐标点 30.10000, 120.90000"

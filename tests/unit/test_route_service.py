@@ -117,21 +117,24 @@ def test_pin_position_out_of_range() -> None:
 
 
 def test_ambiguous_place_lists_candidates() -> None:
+    """Only a name the other places leave in doubt is asked ("Paris" beside Lyon is Paris, France)."""
     with pytest.raises(PlaceResolutionError) as e:
-        plan_route(req(origin="Paris", destination="Lyon", stops=["Marseille", "Nice"]), deps())
-    assert e.value.query == "Paris"
-    countries = {c.country for c in e.value.candidates}
-    assert {"FR", "US"} <= countries
+        plan_route(req(origin="Paris", destination="Lyon", stops=["Marseille", "Springfield"]), deps())
+    assert e.value.query == "Springfield"
+    assert {c.country for c in e.value.candidates} == {"US"} and len(e.value.candidates) > 3
+    assert e.value.why[0] == "place.why.nearest"  # type: ignore[attr-defined]  # the first is the nearest to France
 
 
 def test_picked_candidate_resolves_ambiguity() -> None:
     d = deps()
+    r = req(origin="Paris", destination="Lyon", stops=["Marseille", "Springfield"])
     with pytest.raises(PlaceResolutionError) as e:
-        plan_route(req(origin="Paris", destination="Lyon", stops=["Marseille", "Nice"]), d)
-    france = next(c for c in e.value.candidates if c.country == "FR")
-    d.picked = {"Paris": france}
-    result = plan_route(req(origin="Paris", destination="Lyon", stops=["Marseille", "Nice"]), d)
-    assert result.points[0].country == "FR"
+        plan_route(r, d)
+    illinois = next(c for c in e.value.candidates if c.admin == "Illinois")
+    d.picked = {"Springfield": illinois}
+    result = plan_route(r, d)
+    assert result.points[0].country == "FR" and illinois in result.points
+    assert any(c.text == "Springfield" and c.picked for c in result.choices)
 
 
 # ---- results ----

@@ -59,7 +59,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -594,3 +594,32 @@ class GazetteerPlaceProvider:
         idx._ensure_airports()
         eid = idx.iata.get(code.strip().upper())
         return None if eid is None else idx.place(eid)
+
+    def nearest(self, lat: float, lon: float, *, within_km: float = 15.0, lang: str = "en") -> Place | None:
+        """The city nearest to ``(lat, lon)`` (WGS-84) when one lies within ``within_km``, else None: a name
+        for a point clicked on a map. Chinese name filled in when ``lang == "zh"`` and known."""
+        import numpy as np
+
+        idx = _index()
+        ids, lats, lons = _city_coords(idx)
+        if not len(ids):
+            return None
+        # equirectangular distance to pre-select (exact enough below a few hundred km), haversine to confirm
+        dlat = np.radians(lats - lat)
+        dlon = np.radians((lons - lon + 180.0) % 360.0 - 180.0) * np.cos(np.radians(lat))
+        best = int(np.argmin(dlat * dlat + dlon * dlon))
+        e = idx.entries[ids[best]]
+        from navigo_core.geo import haversine_m
+
+        if haversine_m(lat, lon, e.lat, e.lon) > within_km * 1000:
+            return None
+        return idx.place(ids[best], name_zh=idx.zh_names().get(ids[best], "") if lang == "zh" else "")
+
+
+@lru_cache(maxsize=1)
+def _city_coords(idx: _Index) -> tuple[list[int], Any, Any]:
+    """Entry ids of the cities and their coordinates as arrays (built once, for :meth:`nearest`)."""
+    import numpy as np
+
+    ids = [i for i, e in enumerate(idx.entries) if e.kind == "city"]
+    return ids, np.array([idx.entries[i].lat for i in ids]), np.array([idx.entries[i].lon for i in ids])

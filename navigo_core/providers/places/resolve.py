@@ -30,7 +30,7 @@ from navigo_core.providers.places.base import Place, PlaceProvider
 from navigo_core.providers.places.gazetteer import has_cjk
 from navigo_core.providers.places.latlon import parse_latlon, place_to_text
 
-__all__ = ["resolve_place", "place_to_text", "dedupe_places", "SAME_PLACE_M"]
+__all__ = ["resolve_place", "place_to_text", "dedupe_places", "qualified_example", "SAME_PLACE_M"]
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def dedupe_places(places: list[Place]) -> list[Place]:
     return kept
 
 
-def _example(query: str, candidates: list[Place]) -> str:
+def qualified_example(query: str, candidates: list[Place]) -> str:
     """A qualified query that picks the first candidate: "Paris, France", "Suzhou, Jiangsu", "苏州, 江苏"."""
     first = candidates[0]
     zh = has_cjk(query)
@@ -57,6 +57,9 @@ def _example(query: str, candidates: list[Place]) -> str:
     else:
         qualifier = (first.admin_zh if zh else "") or first.admin
     return f"{name}, {qualifier}" if qualifier else name
+
+
+_example = qualified_example
 
 
 def _near_misses(provider: PlaceProvider, text: str) -> list[Place]:
