@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import leaflet_prefix, tr
+from navigo_core.store import StoreError
+from ui.context import lang, leaflet_prefix, tr
 from ui.sidebar import render_sidebar
 
 st.set_page_config(page_title="NaviGo Workbench", page_icon="🧭", layout="wide")
@@ -19,4 +20,7 @@ pages = [
     st.Page("app_pages/reimbursement.py", title=tr("app.page.reimbursement"), icon=":material/receipt_long:", url_path="reimbursement"),
     st.Page("app_pages/router_lab.py", title=tr("app.page.router_lab"), icon=":material/science:", url_path="router-lab"),
 ]
-st.navigation(pages).run()
+try:
+    st.navigation(pages).run()
+except StoreError as exc:  # a database fault while a page ran: one sentence and what to do, never a traceback
+    st.error(exc.message(lang()), icon="🗄️")

@@ -14,7 +14,9 @@ import streamlit as st
 from navigo_core.applications import Application, ApplicationService, card_text
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
+from navigo_core.limits import check_message
 from ui.context import lang, store, tr
+from ui.markdown import error_text, escape_markdown, safe_markdown
 
 APPROVER = "approver"  # the acting user on this page
 S = st.session_state
@@ -29,6 +31,11 @@ def _service() -> ApplicationService:
 def _decide(number: str, approve: bool) -> None:
     comment = (S.get(f"approval_comment_{number}") or "").strip()
     S.pop(f"approvals.msg.{number}", None)
+    try:
+        check_message(comment)  # a comment is at most as long as a message
+    except NavigoError as exc:
+        S[f"approvals.msg.{number}"] = error_text(exc, lang())
+        return
     if not approve and not comment:
         S[f"approvals.msg.{number}"] = tr("approvals.page.reject_needs_comment", number=number)
         return
@@ -38,7 +45,7 @@ def _decide(number: str, approve: bool) -> None:
         else:
             _service().reject(number, approver=APPROVER, comment=comment)
     except NavigoError as exc:
-        S[f"approvals.msg.{number}"] = exc.message(lang())
+        S[f"approvals.msg.{number}"] = error_text(exc, lang())
         return
     S["approvals.flash"] = tr("approvals.page.approved" if approve else "approvals.page.rejected", number=number)
     S.pop(f"approval_comment_{number}", None)
@@ -76,13 +83,13 @@ if not pending:
 for app in pending:
     n = app.number
     with st.container(border=True, key=f"approval_{n}"):
-        st.markdown(card_text(app, L))
+        st.markdown(safe_markdown(card_text(app, L)))  # the card carries the traveller's words
         if app.excesses:
             st.markdown(f"**{tr('approvals.page.justification')}**")
             for e in app.excesses:
                 over = f" (+{e.amount_over:,.0f} {e.currency})" if e.amount_over else ""
-                why = e.justification or t("application.card.no_justification", L)
-                st.markdown(f"- `{e.rule_id}` {e.rule_text(L)}{over}: _{why}_")
+                why = escape_markdown(e.justification) if e.justification else t("application.card.no_justification", L)
+                st.markdown(safe_markdown(f"- `{e.rule_id}` {e.rule_text(L)}{over}: ") + f"_{why}_")
         st.text_input(tr("approvals.page.comment"), key=f"approval_comment_{n}",
                       placeholder=tr("approvals.page.comment_placeholder"))
         c1, c2, _ = st.columns([1, 1, 4])
@@ -113,7 +120,8 @@ else:
 
     with st.expander(tr("approvals.page.audit"), key="approvals_audit_box"):
         for a in every:
-            st.markdown(f"**{a.number}** · {a.short()} · {t(f'application.status.{a.status}', L)}")
+            st.markdown(f"**{escape_markdown(a.number)}** · {escape_markdown(a.short())} · "
+                        f"{t(f'application.status.{a.status}', L)}")
             trail = service.audit(a.number)
             if not trail:
                 st.caption(tr("approvals.page.no_audit"))

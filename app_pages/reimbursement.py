@@ -25,8 +25,11 @@ from navigo_core.expenses import (
     to_csv,
 )
 from navigo_core.i18n import t
+from navigo_core.limits import check_upload
+from navigo_core.applications import PolicyUnavailable
 from navigo_core.policy import policy_status
 from ui.context import choice, lang, settings, show_error, store, tr
+from ui.markdown import error_text, escape_markdown
 
 OWNER = "me"  # the claimant (the chat's default user)
 COLUMNS = ["date", "city", "category", "amount", "currency", "note", "receipt"]
@@ -97,9 +100,10 @@ def _set_rows(rows: list[dict[str, Any]]) -> None:
 def _add_imported(data: bytes | str, rows: list[dict[str, Any]]) -> None:
     S.pop("reimb.import_error", None)
     try:
+        check_upload(data)  # size and rows before anything is parsed
         new = import_csv(data)
-    except ExpenseImportError as exc:
-        S["reimb.import_error"] = exc.message(lang())
+    except (ExpenseImportError, NavigoError) as exc:
+        S["reimb.import_error"] = error_text(exc, lang())  # the file's values are escaped
         return
     kept, _ = _items(rows)
     _set_rows([_row(i) for i in [*kept, *new]])
@@ -199,7 +203,11 @@ if b1.button(tr("reimb.page.run_check"), key="reimb_check", type="primary", widt
 save_clicked = b2.button(tr("reimb.page.save"), key="reimb_save", width="stretch", disabled=not items)
 b4.button(tr("reimb.page.clear"), key="reimb_clear", on_click=_clear, width="stretch")
 
-checked: list[CheckedItem] = check_items(items, policy, grade, application, lang=L) if items else []
+refused: NavigoError | None = None  # fail closed: no readable policy → no check, no "OK", no save
+try:
+    checked: list[CheckedItem] = check_items(items, policy, grade, application, lang=L) if items else []
+except PolicyUnavailable as exc:
+    checked, refused = [], PolicyUnavailable(policy_error) if policy_error else exc
 summary = claim_summary(checked, application=application, lang=L) if checked else None
 if checked:
     b3.download_button(tr("reimb.page.export"), to_csv(checked, L), file_name="navigo-claim.csv", mime="text/csv",
@@ -218,7 +226,9 @@ if S.get("reimb.saved"):
     st.success(tr("reimb.page.saved", id=S["reimb.saved"]), icon="💾")
 
 if S.get("reimb.checking"):
-    if not checked:
+    if refused is not None:
+        show_error(refused)
+    elif not checked:
         st.warning(tr("reimb.page.empty"), icon="✍️")
     else:
         assert summary is not None
@@ -249,7 +259,8 @@ if S.get("reimb.checking"):
             if summary.excesses:
                 for e in summary.excesses:
                     over = f"{e['amount_over']:,.2f} {e['currency']}" if e.get("amount_over") else "—"
-                    st.markdown("- " + tr("reimb.page.excess_line", row=e["row"], date=e["date"], city=e["city"],
+                    st.markdown("- " + tr("reimb.page.excess_line", row=e["row"], date=e["date"],
+                                          city=escape_markdown(e["city"]),
                                           category=t(f"expense.category.{e['category']}", L), rule=e["rule"],
                                           over=over))
             else:

@@ -12,7 +12,9 @@ import streamlit as st
 
 from navigo_core.errors import NavigoError
 from navigo_core.lab import batch_rows, explain_message, parse_messages
+from navigo_core.limits import check_upload
 from ui.context import gate_context, intent_router, settings, show_error, store, tr
+from ui.markdown import safe_markdown
 
 S = st.session_state
 st.title(tr("lab.title"))
@@ -27,13 +29,17 @@ with st.form("lab_form", border=False):
     st.text_input(tr("lab.message"), key="lab_message", placeholder=tr("lab.message_placeholder"))
     submitted = st.form_submit_button(tr("lab.route"), key="lab_route", type="primary")
 if submitted and (S.get("lab_message") or "").strip():
-    S["lab.last"] = explain_message(router, ctx, S["lab_message"])
+    try:
+        S["lab.last"] = explain_message(router, ctx, S["lab_message"])
+    except NavigoError as exc:  # e.g. longer than a message may be
+        S.pop("lab.last", None)
+        show_error(exc)
 
 info = S.get("lab.last")
 if info is not None:
     st.markdown(tr("lab.decision", layer=info["source"] or "—", intent=info["intent"] or "—",
                    scene=info["scene"], step=info["step"], ms=f"{info['gate_ms']:.2f}"))
-    st.caption(info["reason"])
+    st.caption(safe_markdown(info["reason"]))
     st.markdown(f"**{tr('lab.layers')}**")
     with st.container(key="lab_layers_box"):
         st.dataframe(pd.DataFrame([
@@ -48,6 +54,7 @@ if info is not None:
 upload = st.file_uploader(tr("lab.upload"), type=["csv", "jsonl", "json"], key="lab_upload")
 if upload is not None:
     try:
+        check_upload(upload.getvalue(), upload.name)  # size and rows before anything is parsed
         messages = parse_messages(upload.name, upload.getvalue())
         key = (upload.name, upload.size)
         if S.get("lab.batch_key") != key:  # route a file once, not on every rerun

@@ -30,7 +30,9 @@ def settings() -> Settings:
 
 @st.cache_resource
 def store() -> Store:
-    return Store.from_url(settings().database_url)
+    """The store; never raises: a database that cannot be opened gives an empty, read-only stand-in whose
+    ``fault`` (one sentence, what to do) the sidebar shows, so pages that need no writes still render."""
+    return Store.open(settings().database_url)
 
 
 @st.cache_resource
@@ -131,4 +133,7 @@ def tr(key: str, /, **params: object) -> str:
 
 
 def show_error(exc: NavigoError) -> None:
-    st.error(exc.message(lang()), icon="⚠️")
+    """The error's message; the user's values in it are escaped (ui/markdown.py)."""
+    from ui.markdown import error_text
+
+    st.error(error_text(exc, lang()), icon="⚠️")

@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from ui.markdown import safe_markdown
+
 T = TypeVar("T")
 Event = tuple[str, str, str]  # agent, status, message
 ICONS = {"started": "⏳", "done": "✅", "failed": "⚠️", "skipped": "⏭️"}
@@ -43,7 +45,7 @@ def run_with_progress(call: Callable[[Callable[[str, str, str], None]], T], *, l
             except queue.Empty:
                 continue
             lines[agent] = f"{ICONS.get(state, '•')} {message}"
-            slot.markdown("  \n".join(lines.values()))
+            slot.markdown("  \n".join(safe_markdown(line) for line in lines.values()))
         worker.join()
         status.update(label=done_label, state="error" if "error" in box else "complete", expanded=False)
     if "error" in box:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from navigo_core.policy import policy_status
+from navigo_core.redact import redact_url
 from ui.context import LANGS, keep_lang_in_url, lang, resend_choices, set_lang, settings, store, tr
 
 _LANG_CHOICE = "lang_choice"  # the selector's widget key; the language itself lives in ui.context
@@ -25,7 +26,8 @@ def render_sidebar() -> None:
             format_func=lambda code: {"en": "English", "zh": "中文"}[code],
         )
         st.markdown(f"**{tr('app.engines')}**")
-        llm = f"{s.llm_model}" + (f" @ {s.llm_base_url}" if s.llm_base_url else "") if s.llm_enabled else tr("app.engine.offline")
+        base_url = redact_url(s.llm_base_url)  # never a password or token from the URL setting
+        llm = f"{s.llm_model}" + (f" @ {base_url}" if base_url else "") if s.llm_enabled else tr("app.engine.offline")
         matrix = s.effective_matrix_provider
         lines = [
             f"{tr('app.engine.llm')}: {llm}",
@@ -35,6 +37,9 @@ def render_sidebar() -> None:
             f"{tr('app.engine.store')}: {store().description}",
         ]
         st.caption("  \n".join(lines))
+        fault = store().fault
+        if fault is not None:
+            st.error(tr("store.fault.sidebar", error=fault.message(lang())), icon="🗄️")
         _, policy_error = policy_status(s.travel_policy_file or None, lang())
         if policy_error:
             st.error(tr("app.policy_error", error=policy_error), icon="📏")

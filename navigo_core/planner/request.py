@@ -125,7 +125,8 @@ def _ambiguity_question(amb: Ambiguity, lang: str, field: str | None = None) -> 
     a, b = (amb.candidates + ["", ""])[:2]
     label = t(f"request.field.{amb.field}", lang)
     return Question(field=field or amb.field, text=t(amb.reason or "understand.amb.place_unknown", lang,
-                                                     text=amb.text, field=label, a=a, b=b),
+                                                     **{"text": amb.text, "field": label, "a": a, "b": b,
+                                                        **amb.params}),
                     options=list(amb.candidates))
 
 
@@ -143,7 +144,7 @@ def question_for(req: TravelRequest, field: str, lang: str | None = None) -> Que
         return Question(field=field, text=t("request.q.destination", lang))
     if field in ("dates", "start_date", "end_date"):
         amb = req.ambiguity("dates")
-        if amb is not None and (req.start_date is None or amb.reason == "understand.amb.conflict"):
+        if amb is not None and (req.start_date is None or amb.reason == "understand.amb.conflict" or amb.is_limit):
             return _ambiguity_question(amb, lang, field="start_date")
         if req.start_date is None:
             dest = (req.destination.display_name(lang) if req.destination else req.destination_text) or ""

@@ -18,6 +18,7 @@ from typing import Any
 
 from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import detect_lang, t
+from navigo_core.limits import check_message
 from navigo_core.planner.agents import AGENTS
 from navigo_core.planner.deps import PlannerDeps, make_planner_deps
 from navigo_core.planner.state import DecisionLogEntry, PlannerState
@@ -132,9 +133,11 @@ def run(state: PlannerState, deps: PlannerDeps, *, on_event: EventCallback | Non
 
 
 def plan(text: str, deps: PlannerDeps, *, on_event: EventCallback | None = None) -> PlannerState:
-    """Plan a trip from free text. Raises ``InputError("planner.cli.empty")`` for empty text."""
+    """Plan a trip from free text. Raises ``InputError("planner.cli.empty")`` for empty text and
+    ``InputError("limits.message_too_long")`` above the message limit (before any agent runs)."""
     if not text or not text.strip():
         raise InputError("planner.cli.empty")
+    check_message(text)
     state = PlannerState(natural_language=text.strip(), lang=detect_lang(text))  # type: ignore[arg-type]
     return run(state, deps, on_event=on_event)
 
@@ -146,6 +149,7 @@ def resume(state: PlannerState, answer: str, deps: PlannerDeps, *, on_event: Eve
 
     if not answer or not answer.strip():
         raise InputError("planner.cli.empty")
+    check_message(answer)
     if state.status != "needs_input" or state.parsed_request is None:
         return state
     new = state.model_copy(update={"answers": [*state.answers, answer.strip()]})

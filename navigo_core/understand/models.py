@@ -16,7 +16,7 @@ from navigo_core.providers.places.base import Place
 
 __all__ = ["MAX_DAYS", "MAX_TRAVELLERS", "Ambiguity", "Money", "ParsedRequest"]
 
-MAX_DAYS = 90  # a trip longer than this is not a trip the planner plans
+MAX_DAYS = 90  # the hard ceiling of the fields; the limits in force are settings (navigo_core/limits.py)
 MAX_TRAVELLERS = 60
 
 
@@ -46,6 +46,12 @@ class Ambiguity(BaseModel):
     reason: str = ""
     candidates: list[str] = Field(default_factory=list)
     places: list[Place] = Field(default_factory=list)
+    params: dict[str, str | int] = Field(default_factory=dict)  # more fields of the ``reason`` message (limits)
+
+    @property
+    def is_limit(self) -> bool:
+        """A value outside the limits (``understand.limit.*``): it concerns the message that said it only."""
+        return self.reason.startswith("understand.limit.")
 
 
 class ParsedRequest(BaseModel):

@@ -20,10 +20,12 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from navigo_core.i18n import detect_lang
+from navigo_core.limits import Limits, clip
+from navigo_core.limits import current as current_limits
 from navigo_core.providers.places import Place, PlaceProvider
 from navigo_core.understand import dates as _dates
 from navigo_core.understand.interests import parse_interests
-from navigo_core.understand.models import MAX_DAYS, MAX_TRAVELLERS, Ambiguity, Money, ParsedRequest
+from navigo_core.understand.models import Ambiguity, Money, ParsedRequest
 from navigo_core.understand.llm import reconcile
 from navigo_core.understand.money import BudgetResult, parse_budget
 from navigo_core.understand.numbers import normalize_text, parse_amount, parse_number
@@ -36,13 +38,14 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_CURRENCY", "MAX_TEXT", "parse_request", "update_request"]
 
 DEFAULT_CURRENCY = {"zh": "CNY", "en": "USD"}
-MAX_TEXT = 2000  # characters read; a request is a few sentences
+MAX_TEXT = 2000  # characters read by default; the limit in force is the MAX_MESSAGE_CHARS setting
 
 
 def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: date | None = None,
            fixed: dict[str, Place] | None = None, expect: str | None = None,
-           travellers_known: int | None = None) -> ParsedRequest:
-    text = normalize_text(text)[:MAX_TEXT]
+           travellers_known: int | None = None, limits: Limits | None = None) -> ParsedRequest:
+    lim = limits or current_limits()
+    text = normalize_text((text or "")[: 2 * lim.message_chars])[: lim.message_chars]  # cut before any rule runs
     req = ParsedRequest(text=text, lang=lang)
 
     # dates
@@ -56,10 +59,9 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
             req.note("request.note.end_before_start")
         else:
             req.end_date, req.sources["end_date"] = d.end, "rule"
-    if req.start_date and req.end_date and (req.end_date - req.start_date).days + 1 > MAX_DAYS:
-        req.end_date = None  # "1900-01-01 to 9999-12-31": keep the start, ask for the length again
-        req.sources.pop("end_date", None)
-        req.note("request.note.trip_too_long")
+    words = _span_words(text, d.spans)
+    _limit_window(req, today, lim, words)
+    if _limit_length(req, lim, words):
         d.duration_days = None
     if req.start_date and req.start_date < today:
         req.note("request.note.date_in_past")
@@ -67,24 +69,28 @@ def _rules(text: str, *, today: date, lang: str, places: PlaceProvider, anchor: 
         req.vague += [f for f in ("start_date", "end_date") if getattr(req, f) is not None]
     if d.relative:
         req.relative += [f for f in ("start_date", "end_date") if getattr(req, f) is not None]
-    if d.duration_days and d.duration_days <= MAX_DAYS:
+    if d.duration_days and d.duration_days <= lim.trip_days:
         req.days, req.sources["days"] = d.duration_days, "rule"
     elif d.duration_days:
-        req.note("request.note.trip_too_long")
+        _too_long(req, d.duration_days, lim, words)
     elif req.start_date and req.end_date:
         req.days, req.sources["days"] = (req.end_date - req.start_date).days + 1, "rule"
     if d.period and req.start_date is None:
         req.ambiguities.append(Ambiguity(field="dates", text=d.period_text, reason="understand.amb.period",
                                          candidates=_dates.period_options(d.period, req.days, lang)))
-    if expect == "days" and req.days is None and (n := _bare_int(text)) and n <= MAX_DAYS:
-        req.days, req.sources["days"] = n, "rule"
+    if expect == "days" and req.days is None and (n := _bare_int(text)):
+        if n <= lim.trip_days:
+            req.days, req.sources["days"] = n, "rule"
+        else:
+            _too_long(req, n, lim, text)
 
     # travellers
     tr = parse_travellers(text)
-    if tr.adults is None and tr.children is None and expect == "travellers" and (n := _bare_int(text)):
+    if tr.adults is None and tr.children is None and expect == "travellers" and (n := _bare_int(text)) is not None:
         tr.adults = n
-    if (tr.adults or 0) + (tr.children or 0) > MAX_TRAVELLERS:
-        req.note("request.note.travellers_out_of_range")  # a party this size is not a trip we plan
+    total = (tr.adults or 0) + (tr.children or 0)
+    if total > lim.travellers_max or (tr.adults == 0 and not tr.children):  # "0 adults", "1e20 adults", "70 people"
+        _travellers_out_of_range(req, tr.words or str(total), lim)
     else:
         if tr.adults is not None and (tr.adults > 0 or tr.children):
             req.adults, req.sources["adults"] = tr.adults, "rule"
@@ -137,6 +143,81 @@ _NOT_AN_ANSWER = re.compile(
     r"|不知道|没想好|还没定|随便|都行|无所谓|你定|你推荐|推荐一下|不确定|没主意|哪里都行|跳过", re.IGNORECASE)
 
 
+def _span_words(text: str, spans: list[tuple[int, int]]) -> str:
+    """The date words of the message (for a question about them)."""
+    if not spans:
+        return ""
+    return clip(text[min(a for a, _ in spans):max(b for _, b in spans)].strip(), 60)
+
+
+def _limit_window(req: ParsedRequest, today: date, lim: Limits, words: str = "") -> bool:
+    """Dates outside the window (e.g. before today - 1 year, after today + 2 years) are not taken; the
+    question says the window. True when dates were dropped."""
+    earliest, latest = lim.date_window(today)
+    if not any(d is not None and not earliest <= d <= latest for d in (req.start_date, req.end_date)):
+        return False
+    words = words or " – ".join(d.isoformat() for d in (req.start_date, req.end_date) if d is not None)
+    req.end_date = None
+    req.start_date = None
+    req.days = None
+    for f in ("start_date", "end_date", "days"):
+        req.sources.pop(f, None)
+    req.vague = [v for v in req.vague if v not in ("start_date", "end_date")]
+    req.relative = [v for v in req.relative if v not in ("start_date", "end_date")]
+    req.ambiguities = [a for a in req.ambiguities if a.field != "dates"] + [Ambiguity(
+        field="dates", text=words, reason="understand.limit.dates",
+        params={"earliest": earliest.isoformat(), "latest": latest.isoformat()})]
+    return True
+
+
+def _too_long(req: ParsedRequest, days: int, lim: Limits, words: str = "") -> None:
+    req.note("request.note.trip_too_long")
+    req.ambiguities = [a for a in req.ambiguities if not (a.field == "dates" and a.is_limit)] + [Ambiguity(
+        field="dates", text=clip(words, 60), reason="understand.limit.trip_days",
+        params={"days": int(min(days, 10**6)), "max": lim.trip_days})]
+
+
+def _limit_length(req: ParsedRequest, lim: Limits, words: str = "") -> bool:
+    """A trip longer than the limit keeps its start and asks for the length again ("May 1 to Sep 30")."""
+    if not (req.start_date and req.end_date):
+        return False
+    days = (req.end_date - req.start_date).days + 1
+    if days <= lim.trip_days:
+        return False
+    req.end_date = None
+    req.days = None
+    req.sources.pop("end_date", None)
+    req.sources.pop("days", None)
+    _too_long(req, days, lim, words)
+    return True
+
+
+def _travellers_out_of_range(req: ParsedRequest, words: str, lim: Limits) -> None:
+    req.note("request.note.travellers_out_of_range")  # a party this size is not a trip we plan
+    req.ambiguities = [a for a in req.ambiguities if a.field != "travellers"] + [Ambiguity(
+        field="travellers", text=clip(words, 40), reason="understand.limit.travellers",
+        params={"min": lim.travellers_min, "max": lim.travellers_max})]
+
+
+def _limit(req: ParsedRequest, today: date, lim: Limits) -> ParsedRequest:
+    """The limits on a finished reading (after an LLM's reconciliation or a merge): the same checks as
+    the rules apply, for values that did not come from them."""
+    _limit_window(req, today, lim)
+    _limit_length(req, lim)
+    if req.days is not None and req.days > lim.trip_days:
+        days, req.days = req.days, None
+        req.sources.pop("days", None)
+        _too_long(req, days, lim)
+    if (req.travellers or 0) > lim.travellers_max:
+        total = req.travellers or 0
+        req.adults = None
+        req.children = None
+        req.sources.pop("adults", None)
+        req.sources.pop("children", None)
+        _travellers_out_of_range(req, str(total), lim)
+    return req
+
+
 def _has_dest_cue(text: str) -> bool:
     return bool(re.search(r"\b(?:to|visit|heading)\b|去|到|前往", text, re.IGNORECASE))
 
@@ -155,11 +236,13 @@ def parse_request(text: str, *, today: date, lang: str | None = None, places: Pl
     where both have a value and they differ, the one backed by words in the message wins, and a
     remaining conflict becomes a question (:mod:`navigo_core.understand.llm`).
     """
+    lim = current_limits()
+    text = (text or "")[: 2 * lim.message_chars]
     lang = lang or detect_lang(text)
     provider = places or _GAZ
-    req = _rules(text, today=today, lang=lang, places=provider)
+    req = _rules(text, today=today, lang=lang, places=provider, limits=lim)
     if llm is not None:
-        req = reconcile(req, text, today=today, places=provider, llm=llm)
+        req = _limit(reconcile(req, req.text, today=today, places=provider, llm=llm), today, lim)
     return req
 
 
@@ -184,12 +267,14 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
     ``expect`` names the field the last question asked for ("destination", "dates", "days",
     "travellers", "budget", "origin"), so a bare answer ("Hangzhou", "3", "6000") fills it.
     """
+    lim = current_limits()
+    text = (text or "")[: 2 * lim.message_chars]
     provider = places or _GAZ
     fixed = {r: p for r in ("origin", "destination") if (p := getattr(previous, r)) is not None}
     new = _rules(text, today=today, lang=previous.lang, places=provider, anchor=previous.start_date, fixed=fixed,
-                 expect=expect, travellers_known=previous.travellers)
+                 expect=expect, travellers_known=previous.travellers, limits=lim)
     if llm is not None:
-        new = reconcile(new, text, today=today, places=provider, llm=llm)
+        new = _limit(reconcile(new, new.text, today=today, places=provider, llm=llm), today, lim)
     _take_picked_candidate(previous, text, new)
     out = previous.model_copy(deep=True)
     out.text = f"{previous.text}\n{new.text}".strip()
@@ -209,6 +294,9 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
             end = start + timedelta(days=new.days - 1)
         elif end is None and out.days and "days" not in out.vague:
             end = start + timedelta(days=out.days - 1)
+        if end is not None and (end - start).days + 1 > lim.trip_days:
+            _too_long(new, (end - start).days + 1, lim, new.text)
+            end = None
         out.end_date = None
         out.start_date = start
         out.end_date = end
@@ -218,7 +306,9 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
             out.sources[f] = "user" if previous.text else new.sources.get(f, "rule")
         out.days = (end - start).days + 1 if end else (new.days or out.days)
     elif new.end_date is not None and replace("end_date"):
-        if out.start_date is None or new.end_date >= out.start_date:
+        if out.start_date is not None and (new.end_date - out.start_date).days + 1 > lim.trip_days:
+            _too_long(new, (new.end_date - out.start_date).days + 1, lim, new.text)
+        elif out.start_date is None or new.end_date >= out.start_date:
             out.end_date = new.end_date
             out.sources["end_date"] = "user"
             if out.start_date:
@@ -257,7 +347,9 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
     for role in ("origin", "destination"):
         if getattr(new, f"{role}_text"):
             settled.add(role)
-    out.ambiguities = [a for a in previous.ambiguities if a.field not in settled] + list(new.ambiguities)
+    # a limit question concerns the message that went over the limit only
+    out.ambiguities = [a for a in previous.ambiguities if a.field not in settled and not a.is_limit] + list(
+        new.ambiguities)
     for key in new.notes:
         out.note(key)
-    return out
+    return _limit(out, today, lim)

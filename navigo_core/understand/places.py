@@ -19,6 +19,13 @@ Resolving (:func:`resolve_mentions`)
     than Palm Springs, Florida). Namesakes of one country within :data:`TWIN_KM` are one place
     (Kansas City, Missouri/Kansas). Otherwise the mention stays unresolved and an
     :class:`~navigo_core.understand.models.Ambiguity` lists the candidates. Never a silent swap.
+
+Ranking (:func:`rank_places`, used by the Route page for every name of a route)
+    The same decision with its reason (``place.why.*``), and the candidates ordered for a question:
+    same country or continent as another place first, then distance to the nearest of them, then the
+    language, then population. ``strict`` (routes) adds: an airport alone decides nothing without
+    context, and a namesake far nearer to the other places than a larger one wins (or, when it is not
+    nearer by as much as the other is larger, leaves the question open).
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ from navigo_core.providers.places.resolve import dedupe_places, place_to_text
 from navigo_core.understand.dates import MONTH_NAMES, WEEKDAY_NAMES
 from navigo_core.understand.models import Ambiguity
 
-__all__ = ["DOMINANCE", "Mention", "PlaceReading", "find_places", "resolve_mentions"]
+__all__ = ["DOMINANCE", "Mention", "PlaceRanking", "PlaceReading", "dominant_place", "find_places", "place_candidates",
+           "rank_places", "resolve_mentions"]
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +246,8 @@ def _english(text: str) -> list[Mention]:
 
 _ZH_CONNECT = r"(?:出发)?\s*[，,]?\s*(?:再)?(?:坐高铁|坐飞机|坐火车|开车|自驾|坐车|乘机)?(?:去往|去|到达|到|飞往|飞到|飞|前往|回到|回|至|直飞|返回|往|抵达)"
 _ZH_DEST_CUE = re.compile(r"(?:想去|要去|去往|去|到|前往|飞往|飞到|抵达|回到|回|目的地(?:是|为)?[:：]?|游览?|在|逛逛|玩转)")
-_ZH_TRIP_NOUN = re.compile(r"(?:之旅|[一二两三四五六七八九十\d]+日游|[一二两三四五六七八九十\d]+天游|自由行|深度游|周边游|游玩|旅游|旅行|攻略|行程)")
+_ZH_TRIP_NOUN = re.compile(r"(?:之旅|[一二两三四五六七八九十\d]{1,4}日游|[一二两三四五六七八九十\d]{1,4}天游|自由行|深度游|周边游|游玩|旅游|旅行|"
+                           r"攻略|行程)")  # bounded counts: a run of 10⁵ digits costs microseconds, not minutes
 _ZH_STOP = re.compile(r"[，,。.!！?？;；、\s\d]|出发|的|玩|旅|游|看|吃|逛|待|呆|过|住|转|坐|乘|飞|预算|喜欢|然后|和|跟|机票|火车|汽车|航班|高铁|动车|车票|飞机|大巴|船|酒店|怎么|要|想|天|周|月|号|一|两|三")
 _ZH_LEAD = re.compile(r"^.*(?:帮我|帮忙|给我|我想|我要|我们|请问|查询|查一下|查查|查寻|查|订|买|预订|预定|看看|看一下|搜索|搜|找|一下|请|想|要|今天|明天|后天|大后天|下周.|周.|号|日|晚上|早上|上午|下午|的|从)")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -416,7 +425,15 @@ def find_places(text: str) -> list[Mention]:
 
 def _candidates(mention: Mention, provider: PlaceProvider) -> list[Place]:
     """Every place the mention may denote (cities, airports, regions), namesakes merged; [] when none."""
-    text = mention.text
+    return place_candidates(mention.text, provider)
+
+
+def place_candidates(text: str, provider: PlaceProvider, *, regions: bool = True,
+                     raise_errors: bool = False) -> list[Place]:
+    """Every place ``text`` may denote (cities, airports, and regions unless ``regions=False``), namesakes
+    merged, most populous first; [] when none. A name matched only by another city's alternate name
+    ("Venice" for Dayton, Ohio) is dropped when some city bears the name itself. A provider failure is
+    logged and gives [] unless ``raise_errors``."""
     if re.fullmatch(r"[A-Za-z]{3}", text) and _GAZ.is_iata(text) and not _known(text):
         place = _GAZ.lookup_iata(text)
         return [place] if place else []
@@ -426,18 +443,20 @@ def _candidates(mention: Mention, provider: PlaceProvider) -> list[Place]:
         return []
     if literal is not None:
         return [literal]
-    regions = _GAZ.search_regions(text) if "region" in _known(text) and isinstance(provider, GazetteerPlaceProvider) \
-        else []
+    found_regions = _GAZ.search_regions(text) if regions and "region" in _known(text) \
+        and isinstance(provider, GazetteerPlaceProvider) else []
     try:
         cands = dedupe_places(provider.search(text, limit=10))
     except ProviderError as exc:
+        if raise_errors:
+            raise
         log.warning("place lookup failed for %r: %s", text, exc)
-        return regions
+        return found_regions
     if len(cands) > 1 and not has_cjk(text):
         name = normalize_name(split_qualifiers(text)[0])
         named = [c for c in cands if normalize_name(c.name) == name]
         cands = named or cands
-    return _merge_twins(sorted(cands + regions, key=lambda c: -(c.population or 0)))
+    return _merge_twins(sorted(cands + found_regions, key=lambda c: -(c.population or 0)))
 
 
 def _merge_twins(cands: list[Place]) -> list[Place]:
@@ -481,32 +500,136 @@ def _nearest(cands: list[Place], context: list[Place]) -> Place | None:
     return None
 
 
-def _decide(cands: list[Place], context: list[Place], lang: str) -> Place | None:
+Why = tuple[str, dict[str, object]]  # an i18n key (``place.why.*``) and its parameters; ("", {}) for none
+_NO_WHY: Why = ("", {})
+
+
+def _near_ref(place: Place, context: list[Place]) -> tuple[Place, float]:
+    """The context place nearest to ``place`` and its distance in km."""
+    ref = min(context, key=lambda p: haversine_m(place.lat, place.lon, p.lat, p.lon))
+    return ref, haversine_m(place.lat, place.lon, ref.lat, ref.lon) / 1000
+
+
+def _why_near(key: str, place: Place, context: list[Place], lang: str) -> Why:
+    """``key`` with the context place nearest to ``place`` (``{place}``) and the distance (``{km}``)."""
+    ref, km = _near_ref(place, context)
+    country = ((place.country_name_zh if lang == "zh" else "") or place.country_name or place.country)
+    return key, {"place": ref.display_name(lang), "km": f"{km:,.0f}", "country": country}
+
+
+def _decide_why(cands: list[Place], context: list[Place], lang: str) -> tuple[Place | None, Why]:
+    """:func:`_decide` with the reason for its pick (see the module docstring for the order)."""
     if not cands:
-        return None
+        return None, _NO_WHY
     if len(cands) == 1:
-        return cands[0]
-    countries = {p.country for p in context}
+        return cands[0], ("place.why.only", {})
+    countries = {p.country for p in context} - {""}
     if countries:
         same = [c for c in cands if c.country in countries]
-        pick = (same[0] if len(same) == 1 else _dominant(same, ratio=SAME_COUNTRY) or _nearest(same, context)
-                or _hub(same)) if same else None
+        pick: Place | None = None
+        why = _NO_WHY
+        if len(same) == 1:
+            pick, why = same[0], _why_near("place.why.same_country", same[0], context, lang)
+        elif same and (p := _dominant(same, ratio=SAME_COUNTRY)) is not None:
+            pick, why = p, _why_near("place.why.largest_in_country", p, context, lang)
+        elif same and (p := _nearest(same, context)) is not None:
+            pick, why = p, _why_near("place.why.nearest", p, context, lang)
+        elif same and (p := _hub(same)) is not None:
+            pick, why = p, ("place.why.hub", {})
         if pick is not None:
             # the context and a far larger namesake disagree ("Paris" beside "Springfield, Illinois"): ask
             rival = _dominant(cands, ratio=CONFLICT)
-            return None if rival is not None and rival is not pick else pick
+            return (None, _NO_WHY) if rival is not None and rival is not pick else (pick, why)
     continents = {_GAZ.country_facts(p.country)[0] for p in context} - {""}
     if continents:
         near = [c for c in cands if _GAZ.country_facts(c.country)[0] in continents]
         if len(near) == 1 and len(cands) > 1:
-            return near[0]
+            return near[0], _why_near("place.why.same_region", near[0], context, lang)
     if lang == "zh":
         cn = [c for c in cands if c.country == "CN"]
         if len(cn) == 1:
-            return cn[0]
+            return cn[0], ("place.why.language", {})
         if cn:
-            return _dominant(cn, ratio=SAME_COUNTRY) or _hub(cn)
-    return _dominant(cands) or _hub(cands)
+            if (p := _dominant(cn, ratio=SAME_COUNTRY)) is not None:
+                return p, ("place.why.language_largest", {})
+            return (p, ("place.why.hub", {})) if (p := _hub(cn)) is not None else (None, _NO_WHY)
+    if (p := _dominant(cands)) is not None:
+        return p, ("place.why.largest", {"population": f"{p.population or 0:,}"})
+    return (p, ("place.why.hub", {})) if (p := _hub(cands)) is not None else (None, _NO_WHY)
+
+
+def _decide(cands: list[Place], context: list[Place], lang: str) -> Place | None:
+    return _decide_why(cands, context, lang)[0]
+
+
+def dominant_place(cands: list[Place]) -> Place | None:
+    """The candidate that needs no context: the only one, or one :data:`DOMINANCE` times the next by population."""
+    return _dominant(cands)
+
+
+@dataclass
+class PlaceRanking:
+    """The candidates of one name ranked by context (:func:`rank_places`)."""
+
+    places: list[Place]  # best first
+    decided: bool  # the context leaves no real doubt: ``places[0]`` is the place
+    why: Why  # why ``places[0]`` is first (an i18n key and its parameters)
+    km: list[float | None] = field(default_factory=list)  # each candidate's distance to the nearest context place
+
+
+def rank_places(cands: list[Place], context: list[Place], lang: str, *, strict: bool = False) -> PlaceRanking:
+    """``cands`` ordered by the other places of the request (``context``): the same country first, then the
+    same continent, then the distance to the nearest of them, then the input's language (Chinese → China),
+    then population. ``decided`` when :func:`_decide_why` (the rule :func:`resolve_mentions` uses) is sure;
+    its pick then comes first whatever the order. ``why`` names the reason ``places[0]`` is first.
+    ``strict`` (the Route page): an airport alone, with no other place to go by, decides nothing."""
+    context = [p for p in context if p is not None]
+    countries = {p.country for p in context} - {""}
+    continents = {_GAZ.country_facts(p.country)[0] for p in context} - {""}
+
+    def km(c: Place) -> float | None:
+        return _near_ref(c, context)[1] if context else None
+
+    def key(c: Place) -> tuple[int, float, int, int]:
+        # one tier for "the same country or region (continent) as another place", then the distance
+        tier = 0 if c.country in countries or _GAZ.country_facts(c.country)[0] in continents else 1
+        lang_match = 0 if lang != "zh" or c.country == "CN" else 1
+        return tier, km(c) or 0.0, lang_match, -(c.population or 0)
+
+    ordered = sorted(cands, key=key)
+    pick, why = _decide_why(cands, context, lang)
+    if strict and not context and why[0] == "place.why.hub":
+        pick, why = None, _NO_WHY
+    def beats(near: Place, far: Place) -> bool:
+        """``near`` is so much nearer to the other places that it outweighs ``far``'s size: at least
+        :data:`NEARER` times nearer, and as many times nearer as ``far`` is larger."""
+        ratio = max(NEARER, (far.population or 0) / max(near.population or 0, 1))
+        return (km(near) or 0.0) * ratio <= (km(far) or 0.0)
+
+    if strict and pick is not None and why[0] == "place.why.largest_in_country":
+        # population says one namesake, distance another ("Portland" between Boston and New York)
+        if any(beats(c, pick) for c in cands if c.country == pick.country and c is not pick):
+            pick, why = None, _NO_WHY
+    if strict and pick is None and context:
+        # several candidates share a country or continent with the other places, and one of them is far
+        # nearer to them than the rest ("Paris" beside London and Springfield, Massachusetts): that one
+        supported = [c for c in ordered if key(c)[0] == 0]
+        if len(supported) >= 2 and all(beats(supported[0], c) for c in supported[1:]):
+            pick, why = supported[0], _why_near("place.why.nearest", supported[0], context, lang)
+    if pick is not None:
+        ordered = [pick] + [c for c in ordered if c is not pick]
+    elif len(ordered) >= 2:
+        first, second = key(ordered[0]), key(ordered[1])
+        if first[0] < second[0]:
+            why = _why_near("place.why.same_country" if ordered[0].country in countries else "place.why.same_region",
+                            ordered[0], context, lang)
+        elif context:
+            why = _why_near("place.why.nearest", ordered[0], context, lang)
+        elif first[2] < second[2]:
+            why = ("place.why.language", {})
+        else:
+            why = ("place.why.larger", {"population": f"{ordered[0].population or 0:,}"})
+    return PlaceRanking(places=ordered, decided=pick is not None, why=why, km=[km(c) for c in ordered])
 
 
 def resolve_mentions(mentions: list[Mention], provider: PlaceProvider, *, lang: str,

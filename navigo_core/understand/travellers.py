@@ -29,6 +29,14 @@ _EN_COUNT = EN_NUM.replace("|an?|", "|")  # a count, not the article
 class TravellerResult:
     adults: int | None = None
     children: int | None = None
+    words: str = ""  # the words of a count no trip has ("1e20 adults", "100000 people")
+
+
+# a count no party has: scientific notation or 4+ digits before a traveller word (bounded runs, linear time)
+_HUGE_COUNT = re.compile(
+    r"(?<![\w.,])(\d{1,20}(?:\.\d{1,20})?e[+-]?\d{1,4}|\d{4,40}|\d{1,3}(?:,\d{3}){1,12})\s{0,3}"
+    r"(?:adults?|people|persons?|travell?ers|pax|guests|passengers|kids|children|大人|成人|个人|名|位|人(?!民))",
+    re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -92,6 +100,12 @@ def parse_travellers(text: str) -> TravellerResult:
     """Adults and children in ``text`` (None where it does not say)."""
     text = normalize_text(text)
     low = text.lower()
+    if m := _HUGE_COUNT.search(text):
+        try:
+            n = float(m.group(1).replace(",", ""))
+        except (ValueError, OverflowError):
+            n = float("inf")
+        return TravellerResult(adults=int(min(n, 10**30)), children=None, words=m.group(0))
     res = TravellerResult()
     ages = len(re.findall(rf"\b(?:a|an|one|\d+|{_EN_COUNT})\s+(?:\d{{1,2}}|one|two|three|four|five|six|seven|eight|nine|"
                           rf"ten|eleven|twelve)[- ]years?[- ]old\b", low))
