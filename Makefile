@@ -4,8 +4,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
+# make run listens on this address only; HOST=0.0.0.0 make run serves other machines too
+HOST ?= 127.0.0.1
 
-.PHONY: run test test-fast bench chromium clean model
+.PHONY: run test test-fast bench chromium postgresql clean model
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,23 +19,32 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
-# Debian's chromium for the Playwright browser tests (we run as root; no browser download).
+# Debian's chromium for the Playwright browser tests (we run as root; no browser download), with
+# CJK and emoji fonts so Chinese text and the app's icons render in the browser and the screenshots.
 chromium:
-	@test -x /usr/bin/chromium || { \
-		echo "installing Debian's chromium for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@{ test -x /usr/bin/chromium && test -d /usr/share/fonts/opentype/noto && test -d /usr/share/fonts/truetype/noto; } || { \
+		echo "installing Debian's chromium and CJK / emoji fonts for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null; }
+
+# Debian's PostgreSQL for the store tests: tests/postgres.py starts a throw-away cluster (initdb, pg_ctl) in a
+# temp folder on a free port, as the postgres user, and stops it afterwards.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing Debian's postgresql for the store tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 
 run: $(VENV)/.runtime
 	$(PY) -c "from navigo_core.maps.assets import ensure_leaflet_assets; ensure_leaflet_assets()"
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT) --server.headless true
 
-test: $(VENV)/.dev chromium
+test: $(VENV)/.dev chromium postgresql
 	$(PY) -m pytest
 
-test-fast: $(VENV)/.dev
+test-fast: $(VENV)/.dev postgresql
 	$(PY) -m pytest -m "not e2e"
 
-bench: $(VENV)/.dev
+bench: $(VENV)/.dev postgresql
+	$(PY) benchmarks/bench_store_concurrency.py
 	$(PY) benchmarks/bench_solver.py
 	$(PY) benchmarks/bench_upstream.py
 	@echo "L2 thresholds come from the repository's labelled sets; to recalibrate them:"
@@ -42,7 +53,9 @@ bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_l2_heldout.py
 	$(PY) benchmarks/bench_security.py
 	$(PY) benchmarks/bench_planner.py
+	$(PY) benchmarks/bench_llm.py
 	$(PY) benchmarks/bench_understand.py
+	$(PY) benchmarks/bench_redos.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis static/vendor

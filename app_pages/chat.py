@@ -12,8 +12,10 @@ from typing import Any
 
 import streamlit as st
 
+from navigo_core.chat import ChatError
 from navigo_core.errors import NavigoError
-from ui.context import chat_service, show_error, store, tr
+from ui.context import chat_service, settings, show_error, store, tr
+from ui.markdown import escape_markdown, safe_markdown
 
 S = st.session_state
 Q = st.query_params
@@ -26,7 +28,7 @@ if "chat.owner" not in S:
     S["chat.owner"] = Q.get("u") or uuid.uuid4().hex[:16]
     tid = Q.get("thread")
     known = bool(tid) and store().threads.get(tid, owner=S["chat.owner"]) is not None  # not another's
-    S["chat.thread"] = tid if known else service.new_thread(S["chat.owner"])
+    S["chat.thread"] = tid if known else service.draft_thread()  # stored with its first message, not before
 owner, thread_id = S["chat.owner"], S["chat.thread"]
 if Q.get("u") != owner:
     Q["u"] = owner
@@ -35,7 +37,7 @@ if Q.get("thread") != thread_id:
 
 
 def _new_conversation() -> None:
-    S["chat.thread"] = service.new_thread(owner)
+    S["chat.thread"] = service.draft_thread()
     S.pop("chat.pending", None)
 
 
@@ -75,10 +77,10 @@ with st.sidebar:
     st.markdown(f"**{tr('chatpage.history')}**")
     for t in service.threads(owner)[:20]:
         if t["id"] == thread_id:
-            st.caption(f"▸ {t['title'] or tr('chatpage.untitled')}")
-        elif t["title"]:
-            st.button(t["title"][:40], key=f"chat_thread_{t['id']}", on_click=_open, args=(t["id"],),
-                      type="tertiary")
+            st.caption(f"▸ {escape_markdown(t['title']) if t['title'] else tr('chatpage.untitled')}")
+        elif t["title"]:  # a title is the user's first message: escaped (a label renders Markdown images)
+            st.button(escape_markdown(t["title"][:40]), key=f"chat_thread_{t['id']}", on_click=_open,
+                      args=(t["id"],), type="tertiary")
 
 st.title(tr("chatpage.title"))
 st.caption(tr("chatpage.intro"))
@@ -105,21 +107,28 @@ def caption(meta: dict[str, Any] | None) -> None:
     st.caption(tr("chatpage.decision", layer=tr(f"chatpage.by.{by}"), intent=intent, scene=scene, ms=ms))
 
 
-def show(text: str) -> None:
-    """Markdown with the reply's line breaks kept (questions on their own lines)."""
-    st.markdown((text or "…").replace("\n", "  \n"))
+def show(text: str, *, user: bool = False) -> None:
+    """Markdown with the reply's line breaks kept (questions on their own lines). The user's own text
+    is escaped (it renders as typed); a reply keeps the app's Markdown, but no image or link can form."""
+    body = escape_markdown(text) if user else safe_markdown(text)
+    st.markdown((body or "…").replace("\n", "  \n"))
 
 
 history = service.history(thread_id)
 for m in history:
     with st.chat_message("user" if m["role"] == "user" else "assistant"):
-        show(m["content"])
+        show(m["content"], user=m["role"] == "user")
         if m["role"] != "user":
             caption(m.get("meta"))
 
+flash_error = S.pop("chat.error", None)  # a message refused before it was stored (e.g. over the length limit)
+if isinstance(flash_error, NavigoError):
+    show_error(flash_error)
+
 pending = S.pop("chat.pending", None)
 busy = pending is not None
-st.chat_input(tr("chatpage.placeholder"), key="chat_input", on_submit=_submit, disabled=busy)
+st.chat_input(tr("chatpage.placeholder"), key="chat_input", on_submit=_submit, disabled=busy,
+              max_chars=settings().max_message_chars)
 
 if pending is not None:
     try:
@@ -129,24 +138,29 @@ if pending is not None:
             action, tid = pending
             reply = service.retry(tid) if action == "__retry__" else service.continue_offline(tid)
         else:
-            reply = service.send(thread_id, pending)
+            reply = service.send(thread_id, pending, owner=owner)
             with st.chat_message("user"):
-                show(pending)
+                show(pending, user=True)
         with st.chat_message("assistant"):
             if reply.stream is not None:
                 st.write_stream(reply.stream)
             else:
                 show(reply.text)
-    except NavigoError as exc:
+    except ChatError as exc:  # the reply failed: the stored error message and Retry show after the rerun
         show_error(exc)
+    except NavigoError as exc:  # refused before anything was stored: say why after the rerun
+        S["chat.error"] = exc
     st.rerun()  # redraw from the store: the input is enabled again, nothing kept in session state
 
 last = history[-1] if history else None
+if last is not None and last["role"] == "user":  # no reply stored (the app stopped while answering): offer Retry
+    st.warning(tr("chatpage.unanswered"), icon="⏳")
+    st.button(tr("chatpage.retry"), key="chat_retry", on_click=_retry)
 if last is not None and last["role"] != "user":
     meta = last.get("meta") or {}
     status = last.get("status")
     if status == "error":
-        st.error(meta.get("error") or tr("chatpage.error"), icon="⚠️")
+        st.error(escape_markdown(meta["error"]) if meta.get("error") else tr("chatpage.error"), icon="⚠️")
         c1, c2 = st.columns(2)
         c1.button(tr("chatpage.retry"), key="chat_retry", on_click=_retry)
         c2.button(tr("chatpage.offline"), key="chat_offline", on_click=_offline)
@@ -154,17 +168,17 @@ if last is not None and last["role"] != "user":
     if quick and status == "asking":
         with st.container(horizontal=True, key="chat_quick"):
             for i, q in enumerate(quick):
-                st.button(q, key=f"chat_quick_{i}", on_click=_quick, args=(q,))
+                st.button(escape_markdown(q), key=f"chat_quick_{i}", on_click=_quick, args=(q,))
     handoff = meta.get("handoff") or {}
     if handoff.get("kind") == "plan":
         summary = meta.get("summary") or {}
         with st.container(border=True, key="chat_summary"):
             st.markdown(f"**{tr('chatpage.summary')}**")
-            st.markdown(f"- {tr('chatpage.objective')}: {summary.get('objective', '')}")
+            st.markdown(safe_markdown(f"- {tr('chatpage.objective')}: {summary.get('objective', '')}"))
             for c in summary.get("constraints", []):
-                st.markdown(f"- {tr('chatpage.constraint')}: {c}")
+                st.markdown(safe_markdown(f"- {tr('chatpage.constraint')}: {c}"))
             for a in summary.get("assumptions", []):
-                st.markdown(f"- {tr('chatpage.assumption')}: {a}")
+                st.markdown(safe_markdown(f"- {tr('chatpage.assumption')}: {a}"))
         if st.button(tr("chatpage.start_planning"), key="chat_start_planning", type="primary",
                      on_click=_handoff_plan, args=(handoff.get("request_text", ""),)):
             st.switch_page("app_pages/plan.py")

@@ -10,15 +10,19 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit_folium import st_folium
 
 from navigo_core.applications import ApplicationService, card_text, policy_and_grade
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.planner.exports import to_ics, to_json, to_markdown
 from navigo_core.planner.form import request_text
+from navigo_core.maps import build_route_map
+from navigo_core.maps.daymap import DayMap, day_maps
 from navigo_core.planner.state import PlannerState
 from navigo_core.planner.supervisor import plan, resume
-from ui.context import choice, gate_context, lang, planner_deps, show_error, store, tr
+from ui.context import choice, gate_context, lang, leaflet_prefix, planner_deps, settings, show_error, store, tr
+from ui.markdown import escape_markdown, safe_markdown
 from ui.progress import run_with_progress
 
 S = st.session_state
@@ -39,9 +43,13 @@ def _run(text: str, *, previous: PlannerState | None = None) -> bool:
 
 def _keep(state: PlannerState, previous: PlannerState | None) -> None:
     plan_id = S.get("plan.id") if previous is not None else None
-    S["plan.id"], S["plan.version"] = store().plans.save(plan_id, state.natural_language, state.model_dump(mode="json"))
     S["plan.previous"] = previous
-    S["plan.state"] = state
+    S["plan.state"] = state  # shown even when it cannot be saved
+    try:
+        S["plan.id"], S["plan.version"] = store().plans.save(plan_id, state.natural_language,
+                                                             state.model_dump(mode="json"))
+    except NavigoError as exc:  # a storage fault: one sentence and what to do
+        show_error(exc)
 
 
 def _resume(answer: str) -> None:
@@ -53,8 +61,11 @@ def _resume(answer: str) -> None:
         show_error(exc)
         return
     plan_id = S.get("plan.id")
-    S["plan.id"], S["plan.version"] = store().plans.save(plan_id, new.natural_language, new.model_dump(mode="json"))
     S["plan.state"] = new
+    try:
+        S["plan.id"], S["plan.version"] = store().plans.save(plan_id, new.natural_language, new.model_dump(mode="json"))
+    except NavigoError as exc:  # a storage fault: one sentence and what to do
+        show_error(exc)
 
 
 def _open_saved() -> None:
@@ -105,7 +116,7 @@ else:
         adults=S.get("plan_form_adults", 1), children=S.get("plan_form_children", 0),
         interests=S.get("plan_form_interests", []), lang=L,
     )
-    st.caption(tr("plan.page.form.as_text", text=text))
+    st.caption(tr("plan.page.form.as_text", text=escape_markdown(text)))
 
 col_run, col_refine = st.columns([1, 1])
 run_clicked = col_run.button(tr("plan.page.run"), key="plan_run", type="primary", width="stretch")
@@ -128,11 +139,11 @@ if state is not None and state.status == "needs_input":
     with st.container(border=True, key="plan_questions"):
         st.markdown(f"**{tr('plan.page.questions')}**")
         for i, q in enumerate(state.pending_questions):
-            st.markdown(f"{i + 1}. {q.text}")
+            st.markdown(f"{i + 1}. {safe_markdown(q.text)}")  # a question quotes the user's words
             if q.options:  # quick replies: candidate places, a month's dates, budgets …
                 with st.container(horizontal=True, key=f"plan_quick_{i}"):
                     for j, option in enumerate(q.options):
-                        if st.button(option, key=f"plan_quick_{i}_{j}"):
+                        if st.button(escape_markdown(option), key=f"plan_quick_{i}_{j}"):
                             _resume(option)
                             st.rerun()
         with st.form("plan_answer_form", border=False):
@@ -143,21 +154,41 @@ if state is not None and state.status == "needs_input":
 
 
 # ---------- results ----------
+def _day_map(m: DayMap | None, *, key: str) -> None:
+    """The day's real places in the solver's order, from the base and back (the Route page's map)."""
+    if m is None:
+        return
+    s = settings()
+    with st.container(key=key):
+        st_folium(build_route_map(m.points, tiles=s.map_tiles, tiles_url=s.map_tiles_url,
+                                  attribution=s.map_tiles_attribution, lang=L, asset_prefix=leaflet_prefix()),
+                  key=key + "_folium", height=300, width=None, returned_objects=[])
+        legs = " · ".join(tr("plan.page.day_leg_walk" if leg.mode == "walk" else "plan.page.day_leg_drive",
+                             km=f"{leg.km:g}", minutes=f"{leg.minutes:.0f}") for leg in m.legs)
+        st.caption(tr("plan.page.day_map_caption", legs=legs))
+        links = [(tr("plan.page.open_google"), m.links.google), (tr("plan.page.open_amap"), m.links.amap_web)]
+        with st.container(horizontal=True):
+            for label, urls in links:
+                if urls:
+                    st.link_button(label, urls[0])
+
+
 def render(state: PlannerState, *, key: str) -> None:
     """Every section of one plan version."""
     if state.status == "refused":
-        st.error(state.final_plan.summary if state.final_plan else tr("plan.page.refused"), icon="🛡️")
+        st.error(safe_markdown(state.final_plan.summary) if state.final_plan else tr("plan.page.refused"), icon="🛡️")
         return
     if state.final_plan is None:
         return
     fp = state.final_plan
     st.subheader(tr("plan.page.summary"))
-    st.write(fp.summary)
+    st.markdown(safe_markdown(fp.summary))
     req = state.user_request
     if req is not None and req.destination is not None:  # the place planned, in full: never another one
         origin = req.origin.label_in(L) if req.origin is not None else ""
-        st.markdown(tr("plan.page.route_line", origin=origin, destination=req.destination.label_in(L)) if origin
-                    else tr("plan.page.destination_line", destination=req.destination.label_in(L)))
+        dest_label = escape_markdown(req.destination.label_in(L))
+        st.markdown(tr("plan.page.route_line", origin=escape_markdown(origin), destination=dest_label) if origin
+                    else tr("plan.page.destination_line", destination=dest_label))
     if fp.source == "rules":
         st.caption(tr("plan.page.offline_engine"))
 
@@ -166,7 +197,7 @@ def render(state: PlannerState, *, key: str) -> None:
         for c in state.destination_candidates:
             name = (c.name_zh if state.lang == "zh" else "") or c.name
             mine = f" ({tr('plan.page.your_choice')})" if c.user_choice else ""
-            st.markdown(f"- **{name}**{mine} — {c.rationale}")
+            st.markdown(f"- **{escape_markdown(name)}**{mine} — {safe_markdown(c.rationale)}")
 
     st.markdown(f"**{tr('plan.page.flights')}**")
     if state.flight_options:
@@ -188,10 +219,11 @@ def render(state: PlannerState, *, key: str) -> None:
 
     st.markdown(f"**{tr('plan.page.itinerary')}**")
     weather = {w.date: w for w in (state.weather or [])}
+    day_maps_of = day_maps(state, L)
     for d in state.itinerary or []:
         w = weather.get(d.date)
         risk = w.risk if w is not None and w.available else None  # no forecast: no risk shown
-        title = f"{tr('plan.page.day', n=d.day)} · {d.date:%Y-%m-%d} · {d.city}" + (
+        title = f"{tr('plan.page.day', n=d.day)} · {d.date:%Y-%m-%d} · {escape_markdown(d.city)}" + (
             f" · {tr('plan.page.risk', level=risk)}" if risk else "")
         with st.expander(title, expanded=d.day == 1, key=f"{key}_day_{d.day}"):
             if w is not None:
@@ -199,9 +231,10 @@ def render(state: PlannerState, *, key: str) -> None:
                 st.caption(tr("plan.page.weather_line", summary=summary, provider=w.provider) if w.available
                            else tr("plan.page.no_forecast", summary=summary))
             for a in d.activities:
-                st.markdown(f"- {a.title}" + (f" ({tr('plan.page.indoor')})" if a.indoor else ""))
+                st.markdown(f"- {safe_markdown(a.title)}" + (f" ({tr('plan.page.indoor')})" if a.indoor else ""))
             for n in d.notes:
-                st.caption(n)
+                st.caption(safe_markdown(n))
+            _day_map(day_maps_of.get(d.day), key=f"{key}_map_{d.day}")
 
     if state.budget is not None:
         b = state.budget
@@ -219,7 +252,7 @@ def render(state: PlannerState, *, key: str) -> None:
         if b.within_budget is False:
             st.warning(tr("plan.page.over_budget"), icon="💸")
         for tip in b.tips:
-            st.markdown(f"- {tip}")
+            st.markdown(f"- {safe_markdown(tip)}")
         if b.estimated:
             st.caption(tr("plan.page.budget_estimated"))
 
@@ -227,17 +260,20 @@ def render(state: PlannerState, *, key: str) -> None:
         st.markdown(f"**{tr('plan.page.packing')}**")
         with st.container(key=f"{key}_packing"):
             for i, item in enumerate(state.packing):
-                st.checkbox(f"{item.label} — {item.reason}", key=f"{key}_pack_{i}")
+                st.checkbox(safe_markdown(f"{item.label} — {item.reason}"), key=f"{key}_pack_{i}")
 
     st.markdown(f"**{tr('plan.page.checks')}**")
     for ex in state.policy_excesses or []:
         message = (ex.get("message_zh") if L == "zh" else "") or ex.get("message", "")
-        st.warning(tr("plan.page.policy_excess", rule=ex.get("rule_id", ""), message=message), icon="📏")
+        st.warning(safe_markdown(tr("plan.page.policy_excess", rule=ex.get("rule_id", ""), message=message)), icon="📏")
     if state.safety_flags:
         st.error(" · ".join(state.safety_flags), icon="🛡️")
-    if state.validation:
-        for v in state.validation:
-            st.warning(v.message, icon="⚠️")
+    for v in state.validation:
+        st.warning(safe_markdown(v.message), icon="⚠️")
+    warnings = (len(state.policy_excesses or []) + len(state.validation) + len(state.safety_flags)
+                + (1 if state.budget is not None and state.budget.within_budget is False else 0))
+    if warnings:  # never a green tick above warnings: the verdict counts them
+        st.warning(tr("plan.page.warning_one" if warnings == 1 else "plan.page.warnings", n=warnings), icon="🟠")
     else:
         st.success(tr("plan.page.valid"), icon="✅")
 
@@ -274,7 +310,7 @@ if state is not None and state.status in ("done", "refused"):
                     state, owner="me", purpose=state.natural_language[:200], policy=policy, grade=grade,
                     plan_id=S.get("plan.id"), today=date.today())
                 st.success(tr("plan.page.applied", number=app.number), icon="📝")
-                st.markdown(card_text(app, L))
+                st.markdown(safe_markdown(card_text(app, L)))
             except NavigoError as exc:
                 show_error(exc)
 

@@ -24,6 +24,8 @@ from navigo_core.clarify import ClarifyAgent, ClarifyState, ClarifyStream, Turn,
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import detect_lang, t
 from navigo_core.intent.rules import default_rules
+from navigo_core.limits import check_message
+from navigo_core.limits import current as limits_of
 from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, gate_classify, run_scene
 from navigo_core.security import scan_input
 
@@ -141,7 +143,12 @@ class ChatService:
         return self._gate_context
 
     def new_thread(self, owner: str) -> str:
+        """A new thread of ``owner``, stored now (the Chat page uses :meth:`draft_thread` instead)."""
         return self.store.threads.create(owner)
+
+    def draft_thread(self) -> str:
+        """A fresh thread id; nothing is stored until its first message (``send(..., owner=...)``)."""
+        return self.store.threads.new_id()
 
     def threads(self, owner: str, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.threads.list(owner, limit)
@@ -155,9 +162,17 @@ class ChatService:
 
     # --- messages ---
 
-    def send(self, thread_id: str, text: str) -> ChatReply:
-        """Answer one user message (see the module doc for the order of the steps)."""
-        self.store.threads.add_message(thread_id, "user", text)  # (1) before anything runs
+    def send(self, thread_id: str, text: str, *, owner: str | None = None) -> ChatReply:
+        """Answer one user message (see the module doc for the order of the steps).
+
+        A message over the length limit raises ``InputError("limits.message_too_long")`` before
+        anything is stored or routed. With ``owner``, a thread from :meth:`draft_thread` is stored
+        together with its first message (never empty); another owner's thread raises ChatError."""
+        check_message(text, limits_of(self.settings))  # (0) nothing stored half-way, no rule runs on it
+        try:
+            self.store.threads.add_message(thread_id, "user", text, owner=owner)  # (1) before anything runs
+        except KeyError as exc:
+            raise ChatError("chat.no_thread") from exc
         return self._answer(thread_id, text)
 
     def retry(self, thread_id: str) -> ChatReply:
@@ -289,7 +304,7 @@ class ChatService:
                        "request_text": request_text(state.slots, state.lang, turn.summary)}
         content = turn.content if (turn.content or turn.status != "error") else (turn.error or "")
         meta = {"decision": reply.decision, "summary": summary, "quick_replies": turn.quick_replies,
-                "handoff": handoff, "error": turn.error}
+                "handoff": handoff, "error": turn.error, "checks": turn.checks}
         mid = self.store.threads.add_message(thread_id, "assistant", content, status=turn.status,
                                              meta={k: v for k, v in meta.items() if v})
         # after an error ``state`` is the state as it was: retry or continue offline from there

@@ -1,8 +1,10 @@
 """Command line: ``python -m navigo_core route …``, ``intent …``, ``plan "text" [--json]`` and ``clarify``.
 
 ``clarify`` reads user turns from stdin, one per line, and prints one JSON frame per turn
-(``{"status", "content", "summary"?, "quick_replies"?, "error"?}``, UTF-8); offline unless an
-LLM is configured (``--offline`` forces it); it stops after the ``done`` frame.
+(``{"status", "content", "summary"?}``, UTF-8); offline unless an LLM is configured
+(``--offline`` forces it); it stops after the ``done`` frame. After an ``error`` frame (an LLM
+failure) the same line is answered by the offline engine in the next frame, and the dialogue
+goes on offline: no line is dropped.
 
 ``plan "text"`` plans a trip offline (``--llm``: prose by the configured LLM) and prints
 Markdown, or with ``--json`` the final state in snake_case JSON, the pending questions
@@ -22,12 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import NoReturn, Sequence
 
 from navigo_core.config import get_settings
 from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import detect_lang, fmt_distance, fmt_duration, t
+from navigo_core.limits import check_message
 
 EXIT_INPUT = 2
 EXIT_PROVIDER = 3
@@ -103,10 +107,22 @@ def _clarify(args: argparse.Namespace) -> int:
         text = line.strip()
         if not text:
             continue
+        try:
+            check_message(text)
+        except InputError as exc:  # this turn is refused; the dialogue goes on
+            lang = args.lang or (state.lang if state is not None else detect_lang(text[:200]))
+            print(json.dumps({"status": "error", "content": "", "error": exc.message(lang)}, ensure_ascii=False),
+                  flush=True)
+            continue
         if state is None:
             state = agent.start("cli", text, lang=args.lang)
-        turn, state = agent.turn(state, text)
+        turn, new_state = agent.turn(state, text)
         print(json.dumps(turn.frame(), ensure_ascii=False), flush=True)
+        if turn.status == "error":  # the state is as it was: the same line is answered offline, and so on
+            state = state.model_copy(update={"mode": "offline"})
+            turn, new_state = agent.turn(state, text)
+            print(json.dumps(turn.frame(), ensure_ascii=False), flush=True)
+        state = new_state
         if turn.status == "done":
             break
     return 0
@@ -200,6 +216,7 @@ def _intent(args: argparse.Namespace) -> int:
         if action == "classify":
             if not text.strip():
                 raise InputError("intent.cli.no_text")
+            check_message(text)
             router = make_router(settings, offline=args.offline)
             result = router.route(text)
             out = result.model_dump(mode="json") if args.trace else result.public_dict()
@@ -207,7 +224,15 @@ def _intent(args: argparse.Namespace) -> int:
             return 0
         if not args.data:
             raise InputError("intent.cli.data_required")
-        rows = [row for path in args.data for row in load_labelled(path)]
+        rows = []
+        for path in args.data:
+            try:
+                rows += load_labelled(path)
+            except (UnicodeDecodeError, ValueError) as exc:  # a binary or otherwise unreadable file
+                if isinstance(exc, NavigoError):
+                    raise
+                detail = f"byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else type(exc).__name__
+                raise InputError("cli.broken_input", path=path, detail=detail) from None
         router = make_router(settings, offline=args.offline and not args.llm)
         if action == "eval":
             print(format_report(evaluate(router, rows, use_llm=args.llm),
@@ -225,6 +250,21 @@ def _intent(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; a closed pipe (``… | head -1``) ends it quietly."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        try:  # nothing more can be written: point stdout at /dev/null so the exit flush stays silent
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "route":
         return _route(args)

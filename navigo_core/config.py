@@ -49,7 +49,7 @@ class Settings(BaseSettings):
         description="API key of the LLM server (falls back to OPENAI_API_KEY). Empty: offline engine.",
     )
     llm_model: str = Field("gpt-4o-mini", description="Model name sent to the LLM server.")
-    llm_timeout_s: float = Field(20.0, gt=0, description="Timeout in seconds of one LLM request.")
+    llm_timeout_s: float = Field(20.0, gt=0, description="Seconds one LLM request may wait for its answer (a plain call) or for the first piece of a streamed reply.")
     llm_max_retries: int = Field(1, ge=0, le=5, description="Retries of a failed LLM request (429, 5xx, connection errors).")
     llm_structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
         "auto",
@@ -57,6 +57,32 @@ class Settings(BaseSettings):
         "or prompt (plain). auto picks per provider: json_object for DeepSeek and DashScope, else json_schema.",
     )
     llm_embedding_model: str = Field("", description="Embeddings model for the L2 intent layer (nearest seed). Empty: the offline classifier.")
+    llm_deadline_s: float = Field(
+        60.0, gt=0,
+        description="Most seconds one LLM call may take in all (waiting for a server slot, retries, the repair turn, "
+        "a whole stream); then it fails with a deadline error and the caller falls back.",
+    )
+    llm_stream_gap_s: float = Field(
+        15.0, gt=0, description="Most seconds between two pieces of a streamed reply (the first piece may take LLM_TIMEOUT_S)."
+    )
+    llm_max_tokens_structured: int = Field(
+        512, ge=16, le=32768, description="Token cap (max_tokens) of a structured-output call (JSON answers)."
+    )
+    llm_max_tokens_stream: int = Field(
+        512, ge=16, le=32768, description="Token cap of a streamed reply (the chat's clarification turns); the client also cuts a server that ignores it."
+    )
+    llm_max_tokens_text: int = Field(
+        512, ge=16, le=32768, description="Token cap of a plain text call when the caller sets none."
+    )
+    llm_parallel: int = Field(
+        4, ge=1, le=64,
+        description="Parallel slots of the LLM server: no more LLM calls than this are sent at once (the planner's agents wait their turn). 1 for a local llama.cpp server.",
+    )
+    llm_scan_block_confidence: float = Field(
+        0.0, ge=0.0, le=1.0,
+        description="Confidence from which the LLM injection scan blocks on its own. 0: never on its own; its verdict "
+        "then blocks only when the learned detector also finds the text suspicious.",
+    )
 
     # --- intent routing ---
     intent_encoder: Literal["auto", "tfidf", "embeddings"] = Field(
@@ -111,6 +137,19 @@ class Settings(BaseSettings):
     route_max_stops: int = Field(50, ge=1, le=500, description="Most stops one route request may hold.")
     solver_time_limit_s: float = Field(1.0, gt=0, description="Time limit of the heuristic solver for large routes.")
 
+    # --- limits (navigo_core/limits.py enforces them at every entry point) ---
+    max_message_chars: int = Field(
+        2000, ge=100, le=20000,
+        description="Longest chat message, trip request or answer (characters); a longer one is refused before any rule runs.",
+    )
+    max_field_chars: int = Field(200, ge=20, le=2000, description="Longest single field: a place name, a route stop, a title.")
+    max_trip_days: int = Field(60, ge=1, le=90, description="Longest trip the planner plans (days).")
+    date_past_days: int = Field(365, ge=0, le=3650, description="Earliest trip date accepted: this many days before today.")
+    date_future_days: int = Field(730, ge=1, le=3650, description="Latest trip date accepted: this many days after today.")
+    max_travellers: int = Field(50, ge=1, le=60, description="Most travellers in one trip (at least 1).")
+    max_upload_bytes: int = Field(2_000_000, ge=1000, le=200_000_000, description="Largest uploaded or pasted file (bytes).")
+    max_upload_rows: int = Field(5000, ge=1, le=1_000_000, description="Most rows of an uploaded or pasted file.")
+
     # --- map ---
     map_tiles: Literal["none", "osm", "amap", "custom"] = Field(
         "none", description="Map tiles: none (offline basemap of country outlines), osm, amap (GCJ-02), or custom (MAP_TILES_URL)."
@@ -122,6 +161,18 @@ class Settings(BaseSettings):
     @classmethod
     def _strip_slash(cls, v: str) -> str:
         return v.strip().rstrip("/")
+
+    def model_post_init(self, __context: object) -> None:
+        """Register every credential these settings hold (keys, tokens, the user info and token query
+        values of each URL setting) with :mod:`navigo_core.redact`, so no screen, log or stored row shows it."""
+        from navigo_core.redact import install_log_redaction, register_secret, register_url_secrets
+
+        install_log_redaction()
+        register_secret(self.llm_api_key, self.amap_key, self.duffel_access_token)
+        for name in type(self).model_fields:
+            value = getattr(self, name, None)
+            if isinstance(value, str) and (name.endswith("_url") or "://" in value):
+                register_url_secrets(value)
 
     @classmethod
     def settings_customise_sources(

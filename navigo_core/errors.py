@@ -16,6 +16,8 @@ Hierarchy::
     │   └── LLMError            the LLM layer failed (never a raw SDK exception)
     │       ├── LLMNotConfigured    no key: the offline engine is used
     │       ├── LLMTimeout
+    │       │   └── LLMDeadline     a time bound of the call (first token, gap, total)
+    │       ├── LLMTokenLimit       the reply reached its token cap
     │       ├── LLMHTTPError        upstream HTTP error (status, message)
     │       ├── LLMRefusal          the model refused
     │       └── LLMInvalidOutput    the reply did not parse or validate, even after one repair
@@ -25,6 +27,18 @@ Hierarchy::
 from __future__ import annotations
 
 from typing import Any
+
+MAX_ECHO = 200
+"""Most characters of one input value a message repeats (``errors never echo a 1 MB input back``)."""
+
+_COMPOSED = frozenset({"candidates", "details"})  # params the app composes from values already clipped
+
+
+def clip(value: Any, limit: int = MAX_ECHO) -> Any:
+    """A string cut to ``limit`` characters (an ellipsis marks the cut); other values unchanged."""
+    if isinstance(value, str) and len(value) > limit:
+        return value[: max(limit - 1, 0)] + "…"
+    return value
 
 
 class NavigoError(Exception):
@@ -38,10 +52,13 @@ class NavigoError(Exception):
         super().__init__(self.message("en"))
 
     def message(self, lang: str = "en") -> str:
-        """The user-facing message in ``lang`` (falls back to English)."""
+        """The user-facing message in ``lang`` (falls back to English), credentials masked
+        (:func:`navigo_core.redact.redact`: a server may echo a key or a URL's user info)."""
         from navigo_core.i18n import t
+        from navigo_core.redact import redact
 
-        return t(self.code, lang, **self.params)
+        params = {k: redact(v) if k in _COMPOSED else clip(redact(v)) for k, v in self.params.items()}
+        return redact(t(self.code, lang, **params))
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         return {"code": self.code, "message": self.message(lang)}
@@ -116,10 +133,33 @@ class LLMInvalidOutput(LLMError):
     default_code = "llm.invalid_output"
 
 
+class LLMDeadline(LLMTimeout):
+    """A call hit one of its time bounds (``bound``: first_token, gap or total; ``seconds``)."""
+
+    default_code = "llm.deadline"
+
+
+class LLMTokenLimit(LLMError):
+    """The reply reached its token cap (``max_tokens``) before the model finished: it is not used."""
+
+    default_code = "llm.token_limit"
+
+
 class LLMPromptLeak(LLMError):
     """The reply repeated the request's system prompt; it is not delivered (llm/leak.py)."""
 
     default_code = "llm.prompt_leak"
+
+
+def describe_failure(exc: BaseException) -> str:
+    """A short English phrase for decision logs: which bound an LLM call hit, or the error's class and code."""
+    if isinstance(exc, LLMDeadline):
+        return f"deadline: {exc.params.get('bound', 'total')} bound of {exc.params.get('seconds')} s"
+    if isinstance(exc, LLMTokenLimit):
+        return f"token cap: {exc.params.get('max_tokens')} tokens"
+    if isinstance(exc, NavigoError):
+        return f"{type(exc).__name__} ({exc.code})"
+    return type(exc).__name__
 
 
 class ResultCheckError(NavigoError):

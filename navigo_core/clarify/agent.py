@@ -21,9 +21,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from navigo_core.clarify.checks import reply_problems, summary_problems
 from navigo_core.clarify.models import ClarifyState, HistoryTurn, Summary, Turn
-from navigo_core.clarify.parsing import held_back, marker_start, parse_reply
-from navigo_core.errors import LLMError
+from navigo_core.clarify.parsing import block_start, held_back, parse_reply
+from navigo_core.errors import LLMError, describe_failure
+from navigo_core.understand.checks import has_question
 from navigo_core.i18n import detect_lang, t
 from navigo_core.planner.form import request_text as form_request_text
 from navigo_core.planner.request import DEFAULT_CURRENCY, TravelRequest, apply_answer, parse_request, question_for
@@ -72,6 +74,9 @@ def system_prompt(lang: str, *, today: date, round_no: int, max_rounds: int) -> 
 
 FINAL_ROUND = ("This is the last round: do not ask anything more. Summarise now and end the reply with "
                "[INTENT_READY] and the JSON block, listing as assumptions whatever is still unclear.")
+COMPLETE_ROUND = ("Everything needed is known now: do not ask anything more. Summarise in one sentence and end "
+                  "the reply with [INTENT_READY] and the JSON block.")
+GATE_CHARS = 24  # visible characters of a streamed reply held back until its language and person are checked
 
 
 # --- slots --------------------------------------------------------------------------
@@ -254,23 +259,40 @@ class ClarifyStream:
         agent, state, text = self._agent, self._state, self._text
         lang = state.lang
         round_no = state.rounds + 1
-        final = is_stop(text) or round_no >= agent.max_rounds
+        stop = is_stop(text)
+        final = stop or round_no >= agent.max_rounds
         req = _req(state)
-        if not is_stop(text):
+        if not stop:
             req = update_slots(req, text, asked=state.asked, today=agent.today, places=agent.places)
+        complete = not _missing(req)  # the facts end the dialogue, whatever the model writes
         messages = [{"role": "system", "content": system_prompt(lang, today=agent.today, round_no=round_no,
                                                                 max_rounds=agent.max_rounds)}]
         messages += [{"role": h.role, "content": h.content} for h in state.history]
         messages.append({"role": "user", "content": text})
-        if final:
-            messages.append({"role": "system", "content": FINAL_ROUND})
+        if final or complete:
+            messages.append({"role": "system", "content": FINAL_ROUND if final else COMPLETE_ROUND})
+        checks: list[str] = []
         full = ""
         emitted = 0
+        gate_open = False  # the first words are held back until their language and person are checked
+        rejected = False  # the model's visible text failed those checks: none of it is shown
         try:
             for delta in agent.llm.stream(messages):
                 full += delta
-                cut = marker_start(full)
+                if rejected:
+                    continue
+                cut = block_start(full)
                 upto = cut if cut >= 0 else len(full) - held_back(full)
+                if not gate_open:
+                    head = full[:upto]
+                    if len(head.strip()) < GATE_CHARS and cut < 0:
+                        continue
+                    problems = reply_problems(head, lang, asking=False) if head.strip() else []
+                    if problems:
+                        rejected = True
+                        checks += [f"reply:{p}" for p in problems]
+                        continue
+                    gate_open = True
                 if upto > emitted:
                     piece = full[emitted:upto]
                     emitted = upto
@@ -278,31 +300,25 @@ class ClarifyStream:
                     yield piece
         except LLMError as exc:
             log.warning("clarification stream failed: %s", exc)
-            self._turn = Turn(status="error", content=self.partial, error=exc.message(lang))
+            cut = block_start(full)
+            head = full[:cut if cut >= 0 else len(full)].rstrip()
+            if not gate_open and not rejected and head.strip() and not reply_problems(head, lang, asking=False):
+                self.partial += head  # the words held back for the check: they are the partial answer
+                yield head
+            self._turn = Turn(status="error", content=self.partial, error=exc.message(lang),
+                              checks=[*checks, f"llm_failed:{describe_failure(exc)}"])
             self._new_state = state
             return
-        parsed = parse_reply(full)
-        summary = parsed.summary
-        if parsed.ready and summary is None:
-            summary = agent.repair(parsed.raw, parsed.error)
-        content = parsed.content
-        if summary is not None:
-            turn = Turn(status="done", content=content or summary_text(summary, lang), summary=summary)
-        elif final:
-            summary = offline_summary(req, lang)
-            limited = summary_text(summary, lang, limited=True)
-            turn = Turn(status="done", content=(content + "\n\n" + limited).strip() if not parsed.ready else limited,
-                        summary=summary)
-        else:
-            places = req.ambiguity("destination") if req is not None else None  # the candidates first
-            quick = [*(places.candidates if places else []), *quick_replies_for(content, lang)]
-            turn = Turn(status="asking", content=content, quick_replies=list(dict.fromkeys(quick))[:10])
+        turn = agent.decide(state, text, req, full, checks=checks, rejected=rejected, final=final,
+                            complete=complete)
         streamed = self.partial.rstrip()
         if turn.content.startswith(streamed):
             extra = turn.content[len(streamed):]
-            if extra.strip():
-                self.partial += extra
-                yield extra
+        else:  # the model's text was replaced: what was shown is followed by the replacement
+            extra = ("\n\n" if streamed else "") + turn.content
+        if extra.strip():
+            self.partial += extra
+            yield extra
         self._turn = turn
         self._new_state = _advance(state, text, turn, req, asked=_missing(req) if turn.status == "asking" else [])
 
@@ -385,11 +401,8 @@ class ClarifyAgent:
             summary = offline_summary(req, lang)
             turn = Turn(status="done", content=summary_text(summary, lang, limited=True), summary=summary)
             return turn, _advance(state, user_text, turn, req, asked=[])
-        asked = missing[:2]
-        texts, quick = self._questions(req, asked, lang)
-        lead = t("clarify.intro", lang) if state.rounds == 0 else t("clarify.noted", lang)
-        turn = Turn(status="asking", content=" ".join([lead, *_so_far(req, lang), *[f"❓ {q}" for q in texts]]),
-                    quick_replies=quick)
+        content, quick, asked = self.ask(state, req)
+        turn = Turn(status="asking", content=content, quick_replies=quick)
         return turn, _advance(state, user_text, turn, req, asked=asked)
 
     def _questions(self, req: TravelRequest | None, asked: list[str], lang: str) -> tuple[list[str], list[str]]:
@@ -415,6 +428,69 @@ class ClarifyAgent:
                 texts.append(t("clarify.q.budget", lang))
                 quick += _BUDGET_OPTIONS[lang]
         return texts, quick
+
+    def decide(self, state: ClarifyState, text: str, req: TravelRequest | None, reply: str, *, checks: list[str],
+               rejected: bool, final: bool, complete: bool) -> Turn:
+        """The turn for the model's whole ``reply``, every part checked before it is used.
+
+        A summary (after one repair of a block that has content) must pass :func:`summary_problems`;
+        else, when the dialogue ends (last round, a stop phrase, or every field known), the
+        deterministic summary of the state is used. A question must be in the user's language, speak to
+        the user and ask something; a reply without a question gets the offline questions added, a reply
+        that fails the other checks is replaced by the offline turn.
+        """
+        lang = state.lang
+        checks = list(checks)
+        parsed = parse_reply(reply)
+        content = "" if rejected else parsed.content
+        user_texts = [h.content for h in state.history if h.role == "user"] + [text]
+        summary = parsed.summary
+        if parsed.ready and summary is None:
+            if "{" in parsed.raw:
+                summary = self.repair(parsed.raw, parsed.error)
+                checks.append("summary:repaired" if summary is not None else "summary:repair_failed")
+            else:  # "[INTENT_READY]" and nothing: no repair turn quoting an empty block
+                checks.append("summary:empty_block")
+        if summary is not None:
+            problems = summary_problems(summary, req, lang, user_texts, error=parsed.error)
+            if problems:
+                checks += [f"summary:{p}" for p in problems]
+                summary = None
+            else:
+                checks.append("summary:model")
+        if content:
+            problems = reply_problems(content, lang, asking=False)
+            if problems:
+                checks += [f"reply:{p}" for p in problems]
+                content = ""
+        if summary is not None:
+            if content and has_question(content, lang):
+                content = ""  # a summary that still asks: the summary alone
+            return Turn(status="done", content=content or summary_text(summary, lang), summary=summary, checks=checks)
+        if final or complete:
+            summary = offline_summary(req, lang)
+            checks.append("summary:deterministic")
+            return Turn(status="done", content=summary_text(summary, lang, limited=not complete), summary=summary,
+                        checks=checks)
+        places = req.ambiguity("destination") if req is not None else None  # the candidates first
+        if content and has_question(content, lang):
+            quick = [*(places.candidates if places else []), *quick_replies_for(content, lang)]
+            return Turn(status="asking", content=content, quick_replies=list(dict.fromkeys(quick))[:10], checks=checks)
+        offline, quick, _asked = self.ask(state, req)
+        if content:
+            checks.append("reply:no_question")
+            questions = " ".join(f"❓ {q}" for q in self._questions(req, _missing(req)[:2], lang)[0])
+            return Turn(status="asking", content=f"{content} {questions}".strip(), quick_replies=quick, checks=checks)
+        checks.append("reply:offline")
+        return Turn(status="asking", content=offline, quick_replies=quick, checks=checks)
+
+    def ask(self, state: ClarifyState, req: TravelRequest | None) -> tuple[str, list[str], list[str]]:
+        """The offline asking turn: (content, quick replies, fields asked)."""
+        lang = state.lang
+        asked = _missing(req)[:2]
+        texts, quick = self._questions(req, asked, lang)
+        lead = t("clarify.intro", lang) if state.rounds == 0 else t("clarify.noted", lang)
+        return " ".join([lead, *_so_far(req, lang), *[f"❓ {q}" for q in texts]]), quick, asked
 
     def repair(self, raw: str, error: str) -> Summary | None:
         """One repair request for an invalid summary block (None when that fails too)."""

@@ -10,12 +10,17 @@ TurnStatus = Literal["asking", "done", "error"]
 Mode = Literal["llm", "offline"]
 
 
+MAX_ITEMS = 12  # constraints or assumptions in a summary (the schema's maxItems; a longer list is cut)
+
+
 class Summary(BaseModel):
     """What the clarification hands on: one objective, the hard constraints and the assumptions made."""
 
     objective: str = Field(min_length=1, description="one sentence: what the user wants to achieve")
-    constraints: list[str] = Field(default_factory=list, description="hard constraints: budget, dates, scope …")
-    assumptions: list[str] = Field(default_factory=list, description="assumptions made for what is not stated")
+    constraints: list[str] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                   description="hard constraints: budget, dates, scope …")
+    assumptions: list[str] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                   description="assumptions made for what is not stated")
 
     @field_validator("constraints", "assumptions", mode="before")
     @classmethod
@@ -25,7 +30,7 @@ class Summary(BaseModel):
         if isinstance(v, str):
             return [v] if v.strip() else []
         if isinstance(v, list):
-            return [str(x) for x in v if str(x).strip()]
+            return [str(x) for x in v if str(x).strip()][:MAX_ITEMS]
         return v
 
 
@@ -42,6 +47,7 @@ class Turn(BaseModel):
     summary: Summary | None = None  # when done
     quick_replies: list[str] = Field(default_factory=list)
     error: str | None = None  # a readable message when status is error
+    checks: list[str] = Field(default_factory=list)  # LLM mode: what was checked and why model text was replaced
 
     def frame(self) -> dict[str, Any]:
         """The CLI's JSON status frame, exactly ``{"status", "content", "summary"?}``: the summary

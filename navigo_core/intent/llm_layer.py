@@ -22,7 +22,7 @@ from functools import lru_cache
 from string import Template
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, field_validator
 
 from navigo_core.errors import LLMError
 from navigo_core.i18n import t
@@ -56,13 +56,22 @@ class LLMIntent(BaseModel):
     reason: str
 
 
-class LLMIntentReply(BaseModel):
-    """The JSON the model must return (same shape as the router's public result)."""
+MAX_INTENTS = 4  # a message names a few intents; a longer list is a model repeating itself
 
-    intents: list[LLMIntent]
+
+class LLMIntentReply(BaseModel):
+    """The JSON the model must return (same shape as the router's public result). The list is capped
+    (``maxItems`` in the schema, so a grammar-constrained server cannot run on; a longer list is cut)."""
+
+    intents: list[LLMIntent] = Field(max_length=MAX_INTENTS)
     primary_intent: str
     multi_intent: bool
     overall_reason: str
+
+    @field_validator("intents", mode="before")
+    @classmethod
+    def _cap(cls, v: Any) -> Any:
+        return v[:MAX_INTENTS] if isinstance(v, list) else v
 
 
 @dataclass

@@ -52,6 +52,36 @@ def test_offline_plan_shows_every_section(plan_env: Path, text: str) -> None:
     assert len(labels) == 3
 
 
+@pytest.mark.parametrize("text", [
+    "From Shanghai to Tokyo, May 1 to May 5, 2 adults, budget 1000 CNY",  # far over budget
+    "出差：上海到北京，5月1日到3日，一个人，预算20000元，住五星酒店",  # a business trip over the hotel cap
+])
+def test_the_verdict_counts_warnings_and_never_shows_a_green_tick_above_them(plan_env: Path, text: str) -> None:
+    at = run_text(page(), text)
+    assert not at.exception, at.exception
+    assert not any("passed every validation check" in s.value for s in at.success)
+    counted = [w.value for w in at.warning if "warning" in w.value and "before you book" in w.value]
+    assert len(counted) == 1
+    n = int(counted[0].split()[0])
+    assert n == len([w for w in at.warning if w.value not in counted]) + len(at.error)
+
+
+def test_days_with_real_places_show_a_map_with_the_day_route(plan_env: Path) -> None:
+    from unittest.mock import patch
+
+    with patch("streamlit_folium.st_folium", return_value={}) as folium:
+        at = run_text(page(), EN)  # Hangzhou: real places in the catalogue
+    assert not at.exception, at.exception
+    captions = [c.value for c in at.caption if c.value.startswith("Day route from the city centre")]
+    assert captions and all(" km " in c for c in captions)
+    assert folium.call_count == len(captions)  # one map per day route
+    drawn = folium.call_args.args[0].get_root().render()
+    assert drawn.count("L.marker(") >= 2 and "[30.2" in drawn  # the base and the day's Hangzhou places
+    assert [b for b in at.get("link_button") if "Google Maps" in b.proto.label]
+    kyoto = run_text(page(), "From Shanghai to Kyoto, May 1 to May 5, 2 adults, budget 20000 CNY")
+    assert not [c for c in kyoto.caption if c.value.startswith("Day route")]  # no real places: no map
+
+
 def test_missing_dates_and_budget_ask_then_resume(plan_env: Path) -> None:
     at = run_text(page(), "我想从上海去杭州玩，两个大人")
     assert not at.exception

@@ -12,6 +12,8 @@ Scripting (chat completions; the queue is first in, first out)::
     fake.enqueue_stream(["Hel", "lo"])          # chunks of a streamed reply
     fake.enqueue_stream(["Hel"], break_after=1)                     # drop the connection after 1 chunk
     fake.enqueue_stream(["Hel"], break_after=1, break_mode="hang")  # …or stall, or send an error event
+    fake.enqueue_stream(["la "], forever=True)                      # repeat the pieces, never finish
+    fake.enqueue_stream(["a ", "b "], interval_s=0.05)              # trickle: pause before each piece
     fake.responder = lambda body: "text" or Reply(...)  # used when the queue is empty
     fake.default_reply = "OK"                   # used when queue and responder are empty (None: echo)
 
@@ -19,7 +21,10 @@ A queued text answers a streamed request too (split into small chunks), and a
 queued stream answers a plain request with its joined text.
 
 Recording: ``fake.chat_requests`` (JSON bodies of chat requests, oldest first),
-``fake.embedding_requests``, and every raw request in ``fake.requests``.
+``fake.embedding_requests``, and every raw request in ``fake.requests``; ``fake.streams``
+holds one :class:`StreamRecord` per streamed answer (pieces sent, finished, cut by the client).
+``fake.max_in_flight`` is the most chat requests it was answering at one time (``fake.compute_s``:
+how long each plain answer takes, a busy model).
 
 Authentication: with ``fake.api_key`` set, a request without ``Authorization:
 Bearer <api_key>`` gets 401, its message quoting the key it got (as a careless
@@ -59,7 +64,7 @@ from typing import Any, Literal
 
 from tests.fakes.server import DropConnection, FakeServer, Request, Response, serve_main
 
-__all__ = ["FAKE_API_KEY", "FakeOpenAI", "Reply", "embed_text"]
+__all__ = ["FAKE_API_KEY", "FakeOpenAI", "Reply", "StreamRecord", "embed_text"]
 
 FAKE_API_KEY = "sk-fake-test-key-0123456789"  # what the test fixtures send; see FakeOpenAI.api_key
 
@@ -83,6 +88,8 @@ class Reply:
     finish_reason: str = "stop"
     break_after: int | None = None
     break_mode: BreakMode = "drop"
+    forever: bool = False  # a stream repeats its pieces and never finishes (until the client goes away)
+    interval_s: float = 0.0  # a stream pauses this long before each piece (a slow, trickling model)
 
     def text(self) -> str:
         return "".join(self.chunks) if self.chunks is not None else (self.content or "")
@@ -95,6 +102,16 @@ class Reply:
 
 
 Responder = Callable[[dict[str, Any]], "str | Reply"]
+FOREVER_MAX_PIECES = 200_000  # a "forever" stream still stops here, so a broken test cannot spin for ever
+
+
+@dataclass
+class StreamRecord:
+    """What happened to one streamed answer: ``pieces`` sent, ``finished`` normally, ``cut`` by the client."""
+
+    pieces: int = 0
+    finished: bool = False
+    cut: bool = False
 
 
 def embed_text(text: str, dim: int = 64) -> list[float]:
@@ -122,6 +139,10 @@ class FakeOpenAI(FakeServer):
         self.embedding_overrides: dict[str, list[float]] = {}
         self._queue: deque[Reply] = deque()
         self._queue_lock = threading.Lock()
+        self.streams: list[StreamRecord] = []
+        self.compute_s = 0.0  # every plain chat answer takes this long (a busy model; see max_in_flight)
+        self.max_in_flight = 0
+        self._in_flight = 0
         self._ids = itertools.count(1)
         self.route("POST", r"(?:/.*)?/chat/completions", self._chat)
         self.route("POST", r"(?:/.*)?/embeddings", self._embeddings)
@@ -142,9 +163,11 @@ class FakeOpenAI(FakeServer):
         self.enqueue_reply(Reply(content=None, refusal=refusal))
 
     def enqueue_stream(self, chunks: list[str], *, break_after: int | None = None,
-                       break_mode: BreakMode = "drop") -> None:
-        """Answer the next chat request with these stream pieces, optionally breaking after ``break_after``."""
-        self.enqueue_reply(Reply(content=None, chunks=list(chunks), break_after=break_after, break_mode=break_mode))
+                       break_mode: BreakMode = "drop", forever: bool = False, interval_s: float = 0.0) -> None:
+        """Answer the next chat request with these stream pieces, optionally breaking after ``break_after``;
+        ``forever``: repeat them without end; ``interval_s``: pause before each piece."""
+        self.enqueue_reply(Reply(content=None, chunks=list(chunks), break_after=break_after, break_mode=break_mode,
+                                 forever=forever, interval_s=interval_s))
 
     def enqueue_reply(self, reply: Reply) -> None:
         with self._queue_lock:
@@ -161,6 +184,8 @@ class FakeOpenAI(FakeServer):
         super().reset()
         with self._queue_lock:
             self._queue.clear()
+            self.streams.clear()
+            self.max_in_flight = 0
 
     # --- recording ---
 
@@ -217,8 +242,15 @@ class FakeOpenAI(FakeServer):
                                             "param": "messages", "code": None}})
         reply = self._next_reply(body)
         if body.get("stream"):
-            return Response(200, chunks=self._sse(body, reply), content_type="text/event-stream",
+            return Response(200, chunks=self._counted(self._sse(body, reply)), content_type="text/event-stream",
                             headers={"Cache-Control": "no-cache"})
+        self._enter()
+        try:
+            delay = self.compute_s + reply.interval_s * max(1, len(reply.pieces()))
+            if delay:
+                self.pause(delay)
+        finally:
+            self._exit()
         text = reply.text()
         prompt_tokens = sum(len(str(msg.get("content", "")).split()) for msg in body["messages"])
         completion_tokens = len(text.split())
@@ -245,13 +277,27 @@ class FakeOpenAI(FakeServer):
             return event({**envelope, "choices": [{"index": 0, "delta": delta, "logprobs": None,
                                                    "finish_reason": finish_reason}]})
 
+        record = StreamRecord()
+        with self._queue_lock:
+            self.streams.append(record)
         yield chunk({"role": "assistant", "content": ""})
         if reply.refusal:
             yield chunk({"refusal": reply.refusal})
-        for i, piece in enumerate(reply.pieces()):
-            if reply.break_after is not None and i >= reply.break_after:
-                break
-            yield chunk({"content": piece})
+        pieces = reply.pieces()
+        source = itertools.islice(itertools.cycle(pieces), FOREVER_MAX_PIECES) if reply.forever and pieces else pieces
+        try:
+            for i, piece in enumerate(source):
+                if reply.break_after is not None and i >= reply.break_after:
+                    break
+                if reply.interval_s and self.pause(reply.interval_s):
+                    return  # the server is stopping
+                if self._stopping.is_set():
+                    return
+                yield chunk({"content": piece})
+                record.pieces += 1
+        except GeneratorExit:  # the client went away mid-stream
+            record.cut = True
+            raise
         if reply.break_after is not None:
             if reply.break_mode == "error":
                 yield event({"error": {"message": "injected fault: stream error", "type": "server_error",
@@ -260,11 +306,33 @@ class FakeOpenAI(FakeServer):
             if reply.break_mode == "hang":
                 self.pause(None)
             raise DropConnection
-        yield chunk({}, reply.finish_reason)
-        if (body.get("stream_options") or {}).get("include_usage"):
-            yield event({**envelope, "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1,
-                                                              "total_tokens": 2}})
-        yield b"data: [DONE]\n\n"
+        try:
+            yield chunk({}, reply.finish_reason)
+            if (body.get("stream_options") or {}).get("include_usage"):
+                yield event({**envelope, "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                                                  "total_tokens": 2}})
+            yield b"data: [DONE]\n\n"
+        except GeneratorExit:
+            record.cut = True
+            raise
+        record.finished = True
+
+    def _enter(self) -> None:
+        with self._queue_lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _exit(self) -> None:
+        with self._queue_lock:
+            self._in_flight -= 1
+
+    def _counted(self, events: Iterator[bytes]) -> Iterator[bytes]:
+        """``events``, counted as one chat request in flight while they are sent."""
+        self._enter()
+        try:
+            yield from events
+        finally:
+            self._exit()
 
     def _embeddings(self, req: Request, m: re.Match[str]) -> Any:
         if denied := self._auth_error(req):

@@ -331,8 +331,10 @@ def test_llm_prose_used_when_available(fake_openai, fake_llm_settings, settings)
         {e.agent for e in state.decision_log if e.mode == "llm"}
 
 
-def test_llm_scan_can_block(fake_openai, fake_llm_settings, settings):
+def test_llm_scan_can_block(fake_openai, fake_llm_settings, settings, pin_injection_detector):
     from navigo_core.llm import LLMClient
+
+    pin_injection_detector(0.5)  # suspicious to the learned detector, below its threshold: the LLM's yes blocks
 
     fake_openai.responder = lambda body: json.dumps({"is_injection": True, "reason": "persona hijack"})
     with LLMClient(fake_llm_settings()) as llm:

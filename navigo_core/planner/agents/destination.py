@@ -4,7 +4,10 @@ The plan is always for the destination the user named (the form completer asks u
 resolved; this agent never substitutes another place). Alternatives (up to 3 candidates in
 all) are added only when the user asked for ideas ("suggest", "where should we go", "推荐",
 "去哪"…, :func:`asks_for_ideas`); they come from ``data/planning.yaml`` (same country first,
-sharing interests, nearest to the user's destination). Owns: ``destination_candidates``.
+sharing interests, nearest to the user's destination). With an LLM, the model may write the
+rationales; each is checked (:func:`rationale_problems`: the user's language, no place but its own
+candidate) and one that fails keeps its template text, the log saying why. Owns:
+``destination_candidates``.
 """
 
 from __future__ import annotations
@@ -12,15 +15,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from navigo_core.errors import LLMError
+from navigo_core.errors import LLMError, describe_failure
 from navigo_core.geo import haversine_m
 from navigo_core.planner.agents._common import canonical_interests, data, entry, lang_of, t
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import DestinationCandidate, PlannerState
 from navigo_core.providers.flights import airports_for_city
 from navigo_core.security.provider_text import scan_provider_text
+from navigo_core.understand.checks import language_ok, new_places
 
 NAME = "destination"
 MAX_CANDIDATES = 3
@@ -36,7 +40,7 @@ def asks_for_ideas(texts: list[str] | str) -> bool:
 
 
 class RationalesOut(BaseModel):
-    rationales: list[str]
+    rationales: list[str] = Field(max_length=MAX_CANDIDATES)
 
 
 def _llm_rationales(state: PlannerState, deps: PlannerDeps, cands: list[DestinationCandidate], lang: str) -> list[str]:
@@ -51,6 +55,14 @@ def _llm_rationales(state: PlannerState, deps: PlannerDeps, cands: list[Destinat
     if len(texts) != len(cands) or not all(texts):
         raise LLMError("llm.invalid_output", provider="planner", detail="rationales do not match the candidates")
     return texts
+
+
+def rationale_problems(text: str, cand: DestinationCandidate, lang: str) -> list[str]:
+    """Why a model rationale for ``cand`` cannot be shown ([] when it can)."""
+    out = [] if language_ok(text, lang) else ["language"]
+    own = [cand.name, cand.name_zh, cand.country]
+    out += [f"names {p}" for p in new_places(text, own)]
+    return out
 
 
 def ready(state: PlannerState) -> bool:
@@ -126,11 +138,20 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     elif deps.llm is not None and out:
         try:
             texts = _llm_rationales(state, deps, out, lang)
-            out = [c.model_copy(update={"rationale": r}) for c, r in zip(out, texts)]
-            mode = "llm"
+            checked = []
+            for c, r in zip(out, texts):
+                problems = rationale_problems(r, c, lang)
+                if problems:
+                    evidence.append(f"LLM rationale for {c.name} rejected ({'; '.join(problems)}); template kept")
+                    checked.append(c)
+                else:
+                    checked.append(c.model_copy(update={"rationale": r}))
+            used = sum(1 for a, b in zip(out, checked) if a is not b)
+            out = checked
+            mode = "llm" if used == len(out) else "llm_fallback"
         except LLMError as exc:
             mode = "llm_fallback"
-            evidence.append(f"LLM failed ({type(exc).__name__}); template rationales used")
+            evidence.append(f"LLM failed ({describe_failure(exc)}); template rationales used")
     update: dict[str, Any] = {"destination_candidates": out}
     update.update(entry(NAME, deps, input_summary=f"destination: {getattr(dest, 'name', '-')}; interests: {interests}",
                         evidence=evidence, mode=mode, risk_flags=flagged,

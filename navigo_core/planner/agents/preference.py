@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
-from navigo_core.errors import LLMError, NavigoError
+from navigo_core.errors import LLMError, NavigoError, describe_failure
 from navigo_core.planner.agents._common import canonical_interests, entry, travellers
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import Preferences, PlannerState
@@ -25,13 +25,19 @@ PREMIUM = re.compile(r"luxury|premium|five.star|5.star|豪华|奢华|五星", re
 BUDGET_WORDS = re.compile(r"\bcheap|on a (?:tight )?budget|budget (?:hotel|room|travel|trip)s?|hostel|backpack|省钱|便宜|穷游|青旅|经济型", re.I)
 #: budget per traveller per day (USD) thresholds for the tier: below budget_max → budget, above luxury_min → luxury
 TIER_USD = {"budget_max": 60.0, "luxury_min": 300.0}
+MAX_INTERESTS = 8  # the schema's maxItems (a longer list from the model is cut)
 
 
 class PreferencesOut(BaseModel):
     travel_style: Literal["relaxed", "balanced", "packed"]
-    prioritized_interests: list[str] = Field(default_factory=list)
+    prioritized_interests: list[str] = Field(default_factory=list, max_length=MAX_INTERESTS)
     preferred_pace: Literal["slow", "normal", "fast"]
     accommodation_preference: Literal["budget", "mid", "luxury"]
+
+    @field_validator("prioritized_interests", mode="before")
+    @classmethod
+    def _cap(cls, v: Any) -> Any:
+        return v[:MAX_INTERESTS] if isinstance(v, list) else v
 
 
 def ready(state: PlannerState) -> bool:
@@ -101,7 +107,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
             mode = "llm"
         except LLMError as exc:
             mode = "llm_fallback"
-            evidence.append(f"LLM failed ({type(exc).__name__}); offline rules used")
+            evidence.append(f"LLM failed ({describe_failure(exc)}); offline rules used")
     update: dict[str, Any] = {"preferences": prefs}
     update.update(entry(NAME, deps, input_summary=state.natural_language, evidence=evidence, mode=mode,
                         output_summary=f"style {prefs.travel_style}, pace {prefs.preferred_pace}, "

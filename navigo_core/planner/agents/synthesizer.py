@@ -1,8 +1,13 @@
 """Plan synthesizer: the final plan (summary + selections), or a safe refusal in the user's language.
 
 The summary is written from a template; with an LLM, the model may rewrite the prose only
-(``structured`` output; on ``LLMError`` the template is kept and the log says so). A
-plan whose output the risk guard flagged is replaced by a refusal. Owns: ``final_plan``.
+(``structured`` output; on ``LLMError`` the template is kept and the log says so, naming the bound
+a call hit). The rewrite is checked before it is used (:func:`rewrite_problems`): the user's
+language, every number, date and the city of the template kept, the estimated total not turned into
+the budget, no place and no other proper name that neither the template nor the request has;
+otherwise the template stays and the log lists the problems. A plan whose output the risk guard
+flagged is replaced by a refusal; one blocked only by the LLM scan gets a refusal that accuses
+nobody of an attack. Owns: ``final_plan``.
 """
 
 from __future__ import annotations
@@ -11,13 +16,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from navigo_core.errors import LLMError
+import re
+
+from navigo_core.errors import LLMError, describe_failure
 from navigo_core.i18n import detect_lang
 from navigo_core.planner.agents._common import city_name, entry, lang_of, t
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import FinalPlan, PlannerState
 from navigo_core.security import detect_unsafe_output
 from navigo_core.security.provider_text import scan_provider_text
+from navigo_core.understand.checks import Facts, language_ok, missing_facts, new_names, new_places, place_names
+
+LLM_ONLY_FLAG = "BLOCKED_PROMPT_INJECTION:llm"
 
 NAME = "synthesizer"
 
@@ -50,12 +60,51 @@ def template_summary(state: PlannerState, lang: str) -> str:
              total=f"{b.total:,.0f}" if b else "-", ccy=b.currency if b else "", status=status)
 
 
+def _facts(state: PlannerState, lang: str) -> Facts:
+    req = state.user_request
+    b = state.budget
+    cands = state.destination_candidates or []
+    names = place_names(req.destination if req else None, city_name(state, lang), city_name(state, "en"),
+                        *((cands[0].name, cands[0].name_zh) if cands else ()))
+    dates = [d for d in ((req.start_date, req.end_date) if req else ()) if d is not None]
+    numbers = [float(len(state.itinerary or []))] + ([round(b.total)] if b else [])
+    return Facts(places=[names] if names else [], dates=list(dict.fromkeys(dates)), numbers=numbers)
+
+
+def rewrite_problems(rewrite: str, template: str, state: PlannerState, lang: str) -> list[str]:
+    """Why the model's rewrite of ``template`` cannot be shown ([] when it can)."""
+    if not rewrite:
+        return ["empty"]
+    out: list[str] = []
+    if not language_ok(rewrite, lang):
+        out.append("language")
+    out += [f"missing {m}" for m in missing_facts(rewrite, _facts(state, lang))]
+    b = state.budget
+    if b is not None and (b.budget is None or round(b.budget) != round(b.total)):
+        total = f"{b.total:,.0f}"
+        digits = total.replace(",", "")
+        rx = rf"(?:budget|预算)[^\d。.;；\n]{{0,16}}(?:{re.escape(total)}|{digits})(?!\d)"
+        if re.search(rx, rewrite, re.IGNORECASE):
+            out.append("the estimated total is called the budget")
+    allowed = [template, *state.inputs(), *(c.name for c in state.destination_candidates or []),
+               *(c.name_zh for c in state.destination_candidates or [])]
+    req = state.user_request
+    if req is not None and req.destination is not None:
+        allowed += [req.destination.country_name, req.destination.country_name_zh, req.destination.admin,
+                    req.destination.admin_zh]
+    out += [f"new place {p}" for p in new_places(rewrite, allowed)]
+    out += [f"new name {n}" for n in new_names(rewrite, allowed) if not any(n in o for o in out)]
+    return out
+
+
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
     lang = _lang(state)
     if state.blocked or state.unsafe_output:
-        key = "planner.refusal.injection" if state.blocked else "planner.refusal.unsafe"
+        injection = [f for f in state.safety_flags if f.startswith("BLOCKED_PROMPT_INJECTION:")]
+        key = ("planner.refusal.unsafe" if not state.blocked else
+               "planner.refusal.llm_scan" if injection == [LLM_ONLY_FLAG] else "planner.refusal.injection")
         plan = FinalPlan(refused=True, summary=t(key, lang), safety_flags=list(state.safety_flags))
         update: dict[str, Any] = {"final_plan": plan}
         update.update(entry(NAME, deps, input_summary="safety flags present", evidence=list(state.safety_flags),
@@ -64,7 +113,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     summary = template_summary(state, lang)
     mode = "rules"
     evidence = [f"days: {len(state.itinerary or [])}", f"budget flags: {state.budget.flags if state.budget else []}"]
-    flagged = scan_provider_text([summary]) if deps.llm is not None else []  # the city name came from a provider
+    flagged = scan_provider_text([city_name(state, lang)]) if deps.llm is not None else []  # a provider's name
     if flagged:
         mode = "llm_fallback"
         evidence.append(f"provider text flagged ({', '.join(flagged)}); template summary used")
@@ -72,14 +121,22 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         try:
             out = deps.llm.structured([
                 {"role": "system", "content": "Rewrite the trip summary as 2-3 friendly sentences in the same language. "
-                                              "Keep every number and date exactly. No new facts."},
+                                              "Keep every number and date exactly and the city's name. "
+                                              "The total is an estimate, not the budget. No new facts: name no "
+                                              "other place or sight."},
                 {"role": "user", "content": summary},
             ], SummaryOut)
-            if out.summary.strip() and not detect_unsafe_output(out.summary):
-                summary, mode = out.summary.strip(), "llm"
+            rewrite = out.summary.strip()
+            problems = rewrite_problems(rewrite, summary, state, lang)
+            if problems:
+                mode = "llm_fallback"
+                evidence.append(f"LLM summary rejected ({'; '.join(problems)}); template summary used")
+            elif rewrite and not detect_unsafe_output(rewrite):
+                summary, mode = rewrite, "llm"
+                evidence.append("LLM summary checked: language, numbers, dates, places")
         except LLMError as exc:
             mode = "llm_fallback"
-            evidence.append(f"LLM failed ({type(exc).__name__}); template summary used")
+            evidence.append(f"LLM failed ({describe_failure(exc)}); template summary used")
     b = state.budget
     cands = state.destination_candidates or []
     plan = FinalPlan(summary=summary, destination=cands[0].name if cands else city_name(state, "en"),
