@@ -82,6 +82,6 @@ def test_chat_hand_off_runs_the_round_trip(app_server: AppServer, offline_page: 
     wait_for_app(page)
     legs = page.locator(".st-key-route_legs_box [data-testid='stDataFrame']")
     expect(legs).to_be_visible(timeout=60_000)  # it ran: no "Optimise route" press needed
-    expect(page.get_by_label("Return to the origin (round trip)")).to_be_checked()
+    expect(page.get_by_role("checkbox", name="Return to the origin (round trip)")).to_be_checked()
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     assert offline_page.external == [], offline_page.external
