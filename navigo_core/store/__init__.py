@@ -274,7 +274,7 @@ def _utcnow() -> datetime:
 
 # --- faults: every database error becomes one sentence and what to do ----------------------
 
-BUSY_RETRIES = 3  # attempts of a write that found the database busy (each after SQLite's own 30 s wait)
+BUSY_RETRIES = 8  # attempts of a write that found the database busy (a lock upgrade fails at once; a plain wait takes SQLite's 30 s)
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
