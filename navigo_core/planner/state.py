@@ -17,12 +17,11 @@ from pydantic import BaseModel, Field
 from navigo_core.planner.request import Question, TravelRequest
 from navigo_core.providers.flights.base import FlightOffer
 from navigo_core.providers.weather.base import DailyWeather
+from navigo_core.security.rules import INJECTION_PREFIX, UNSAFE_PREFIX  # the flags' one source
 
 Status = Literal["running", "needs_input", "refused", "done"]
 Tier = Literal["budget", "mid", "luxury"]
 
-INJECTION_PREFIX = "BLOCKED_PROMPT_INJECTION:"
-UNSAFE_PREFIX = "UNSAFE_OUTPUT:"
 BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
 
 
