@@ -276,6 +276,14 @@ def _utcnow() -> datetime:
 
 BUSY_RETRIES = 8  # attempts of a write that found the database busy (a lock upgrade fails at once; a plain wait takes SQLite's 30 s)
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+WRITE_OPTION = "navigo_write"  # execution option of a write transaction: on SQLite it begins with the write lock
+
+
+def _begin_write(engine: Engine) -> Any:
+    """A write transaction (``with _begin_write(engine) as conn``). On SQLite it starts with ``BEGIN
+    IMMEDIATE``: the write lock is taken (or waited for, up to the busy timeout) before anything is read,
+    so two writers never deadlock on a lock upgrade, which SQLite refuses at once instead of waiting."""
+    return engine.execution_options(**{WRITE_OPTION: True}).begin()
 
 
 def _db_name(url: Any) -> str:
@@ -380,7 +388,8 @@ def _schema_lock(engine: Engine) -> Iterator[Connection]:
     """A connection holding the schema lock: SQLite's write lock (BEGIN IMMEDIATE), PostgreSQL's advisory lock."""
     with engine.connect() as conn:
         if engine.dialect.name == "sqlite":
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            conn = conn.execution_options(**{WRITE_OPTION: True})
+            conn.begin()  # BEGIN IMMEDIATE (see make_engine)
         elif engine.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(724871202)"))
         yield conn
@@ -434,6 +443,7 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # the driver emits no BEGIN of its own; the "begin" event does
             cur = dbapi_conn.cursor()
             try:
                 cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
@@ -442,6 +452,10 @@ def make_engine(url: str) -> Engine:
                 cur.execute("PRAGMA foreign_keys=ON")
             finally:
                 cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
     try:
         _create_schema(engine)
@@ -574,7 +588,7 @@ class RouteRepo:
     @_retried
     def save(self, title: str, request: dict[str, Any], result: dict[str, Any]) -> str:
         route_id = str(uuid.uuid4())
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             conn.execute(
                 routes.insert().values(**_checked(routes, dict(
                     id=route_id,
@@ -627,7 +641,7 @@ class EventRepo:
         if layer not in LAYERS:
             raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
         lat = {k: float(v) for k, v in latency_ms.items() if k in LAYERS}
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             result = conn.execute(
                 intent_events.insert().values(
                     created_at=_utcnow(),
@@ -718,7 +732,7 @@ class PlanRepo:
         # the version comes from the plan's counter (first use: one past the versions already stored), taken
         # in the transaction of the insert: concurrent saves of one plan get distinct versions
         seed = select(func.coalesce(func.max(plans.c.version), 0) + 1).where(plans.c.id == plan_id).scalar_subquery()
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             version = _next_value(conn, f"plan:{plan_id}", seed)
             conn.execute(plans.insert().values(version=version, created_at=_utcnow(), **row))
         return plan_id, version
@@ -769,7 +783,7 @@ class ThreadRepo:
         """A new, empty thread of ``owner``, stored now; returns its id (a uuid)."""
         thread_id = self.new_id()
         now = _utcnow()
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             conn.execute(threads.insert().values(id=thread_id, owner=str(owner)[:100], created_at=now,
                                                  updated_at=now, title="", state_json=None))
         return thread_id
@@ -806,7 +820,7 @@ class ThreadRepo:
         row_values = _checked(messages, dict(
             thread_id=thread_id, created_at=now, role=role, content=content or "", status=status,
             meta_json=json.dumps(dict(meta), ensure_ascii=False, default=str) if meta else None))
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             if owner is not None:
                 _insert_missing(conn, threads, _checked(threads, dict(
                     id=thread_id, owner=str(owner)[:100], created_at=now, updated_at=now, title="", state_json=None)))
@@ -838,7 +852,7 @@ class ThreadRepo:
 
     @_retried
     def _update_message(self, message_id: int, values: dict[str, Any]) -> None:
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             conn.execute(messages.update().where(messages.c.id == message_id).values(**values))
 
     def messages(self, thread_id: str) -> list[dict[str, Any]]:
@@ -855,7 +869,7 @@ class ThreadRepo:
     def set_state(self, thread_id: str, state: Mapping[str, Any] | None) -> None:
         """Store the thread's clarification / flow state (a JSON-ready dict; None clears it)."""
         raw = json.dumps(dict(state), ensure_ascii=False, default=str) if state is not None else None
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             conn.execute(threads.update().where(threads.c.id == thread_id).values(state_json=raw))
 
     def get_state(self, thread_id: str) -> dict[str, Any]:
@@ -909,7 +923,7 @@ class ApplicationRepo:
     @_retried
     def _insert(self, row: dict[str, Any], *, actor: str, action: str, changes: list[dict[str, Any]] | None) -> None:
         now = row["created_at"]
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             values = dict(row)
             if not values.get("number"):
                 prefix = f"TA-{now.year}-"
@@ -938,7 +952,7 @@ class ApplicationRepo:
     @_retried
     def _update(self, app_id: str, row: dict[str, Any], *, now: datetime, actor: str, action: str,
                 changes: list[dict[str, Any]], comment: str | None) -> None:
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             conn.execute(applications.update().where(applications.c.id == app_id).values(**row))
             conn.execute(application_audit.insert().values(
                 application_id=app_id, at=now, actor=str(actor)[:100], action=action,
@@ -992,7 +1006,7 @@ class ClaimRepo:
             total=float(summary.get("total", 0.0) or 0.0), currency=str(summary.get("currency", "CNY"))[:3],
             items_json=json.dumps(items, ensure_ascii=False, default=str),
             summary_json=json.dumps(dict(summary), ensure_ascii=False, default=str)))
-        with self.engine.begin() as conn:
+        with _begin_write(self.engine) as conn:
             conn.execute(claims.insert().values(**row))
         return claim_id
 
