@@ -489,7 +489,7 @@ class ApplicationService:
 _PURPOSE = (
     re.compile(r"\b(?:for|purpose(?: is)?:?|to)\s+(?P<p>(?:a |an |the )?(?:client|customer|meeting|conference|"
                r"training|visit|audit|sales|project|workshop|trade show|expo|interview)[^,.;]*)", re.IGNORECASE),
-    re.compile(r"(?:目的是|事由[是:：]?|为了|(?:^|[，,。；;]))\s*(?P<p>[^，,。；;]*?(?:拜访|会议|开会|培训|考察|审计|谈判|展会|项目|面试|调研|客户)[^，,。；;]*)"),
+    re.compile(r"(?:目的是|事由[是:：]?|为了|(?:^|[，,。；;]))\s*(?P<p>[^，,。；;]{0,60}?(?:拜访|会议|开会|培训|考察|审计|谈判|展会|项目|面试|调研|客户)[^，,。；;]{0,60})"),
 )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from navigo_core.errors import MAX_ECHO, InputError, clip
 
-__all__ = ["MAX_ECHO", "Limits", "check_field", "check_message", "check_upload", "clip", "current"]
+__all__ = ["MAX_ECHO", "Limits", "check_field", "check_message", "check_upload", "clip", "current", "cut"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,14 @@ def check_message(text: str | None, limits: Limits | None = None) -> str:
     if len(text) > lim.message_chars:
         raise InputError("limits.message_too_long", length=len(text), max=lim.message_chars)
     return text
+
+
+def cut(text: str, limits: Limits | None = None) -> str:
+    """``text`` cut to the message limit: what the routing rules and the gate look at. The entry points
+    refuse longer messages; this bounds the work of any caller that did not (the CLI's ``intent``, the
+    library's ``recognize``), so one huge string cannot hold the interpreter for seconds."""
+    lim = limits or current()
+    return text if len(text) <= lim.message_chars else text[: lim.message_chars]
 
 
 def check_field(value: str | None, field: str, limits: Limits | None = None) -> str:

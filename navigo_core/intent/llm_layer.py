@@ -40,7 +40,7 @@ _IDENTIFIER = re.compile(
     _B + r"(?:" + "|".join(re.escape(c) for c in INTENT_CODES if "_" in c) + r")" + _E  # (one-word codes are plain words)
     + r"|" + _B + r"(?:" + "|".join(re.escape(a) for a in AGENTS) + r")" + _E
     + r"|" + _B + r"[a-z]+(?:_[a-z0-9]+)+" + _E  # snake_case
-    + r"|" + _B + r"[a-z]+[A-Z][A-Za-z]*Agent" + _E  # camelCase agent names
+    + r"|" + _B + r"[a-z]{2,80}agent" + _E  # camelCase agent names (IGNORECASE; bounded: linear time)
     + r"|" + _B + r"[a-z]+\.[a-z_]{2,}" + _E + r"(?!\.)"  # rule ids like flight.search
     + r"|\.(?:py|ya?ml|md|json)" + _E,
     re.IGNORECASE,

@@ -23,6 +23,7 @@ from navigo_core.intent.models import IntentItem, IntentResult, Layer, LayerTrac
 from navigo_core.intent.rules import RuleHit, RuleSet, default_rules
 from navigo_core.intent.taxonomy import UNKNOWN, get_intent
 from navigo_core.intent.vector import VectorIndex, VectorMatch, load_seeds, load_thresholds
+from navigo_core.limits import cut
 
 log = logging.getLogger(__name__)
 _SOURCE: dict[Layer, Source] = {"L1": "rule", "L2": "vector", "L3": "llm"}
@@ -126,7 +127,7 @@ class IntentRouter:
 
     def route(self, text: str) -> IntentResult:
         """L1 → L2 → L3, stopping at the first hit; one event in the store."""
-        text = text if isinstance(text, str) else ("" if text is None else str(text))
+        text = cut(text if isinstance(text, str) else ("" if text is None else str(text)))
         lang = detect_lang(text)
         traces: list[LayerTrace] = []
         answer: LayerAnswer | None = None
@@ -155,7 +156,7 @@ class IntentRouter:
         """Every layer's own decision for ``text`` (for the Router lab): all three run, none
         stops the others, nothing is recorded. ``run_llm=False`` skips the LLM call (L3 then
         reports what the offline layer says)."""
-        text = text if isinstance(text, str) else ("" if text is None else str(text))
+        text = cut(text if isinstance(text, str) else ("" if text is None else str(text)))
         lang = detect_lang(text)
         l3 = self if run_llm else IntentRouter(None, None)
         return [self._l1(text, lang)[1], self._l2(text, lang)[1], l3._l3(text, lang)[1]]

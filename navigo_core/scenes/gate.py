@@ -35,6 +35,7 @@ from typing import Any
 
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
+from navigo_core.limits import cut
 from navigo_core.intent.models import IntentResult, LayerTrace
 from navigo_core.intent.router import rule_answer
 from navigo_core.intent.rules import RuleHit, default_rules, normalize
@@ -82,7 +83,7 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
     started = time.perf_counter()
     registry = context.scenes()
     rules = registry.rules()
-    text = (message or "").strip()
+    text = cut((message or "").strip())
     lang = context.lang_for(text)
     trace: list[StepTrace] = []
     intent: IntentResult | None = None

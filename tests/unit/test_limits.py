@@ -127,6 +127,19 @@ def test_the_parser_reads_at_most_the_message_limit() -> None:
     assert len(req.text) <= current().message_chars and req.destination is None
 
 
+def test_the_router_and_the_gate_read_at_most_the_message_limit(gate_context) -> None:
+    """``recognize("1" * 1 MB)`` ran every rule over the whole megabyte (1-1.7 s, holding the GIL); the
+    router and the gate now cut the text to the message limit first: words past it are not read."""
+    from navigo_core.intent.router import recognize
+    from navigo_core.scenes.gate import gate_classify
+
+    limit = current().message_chars
+    near, far = "订一张明天去北京的机票", "1" * (limit + 10) + "订一张明天去北京的机票"
+    assert recognize(near).primary_intent == "flight_search"
+    assert recognize(far).primary_intent != "flight_search"
+    assert gate_classify(near, gate_context).scene_id != gate_classify(far, gate_context).scene_id
+
+
 # --- entry points: chat, plan, clarify, CLI, lab, route, uploads -----------------------------------
 
 @pytest.fixture(scope="module")
