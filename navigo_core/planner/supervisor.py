@@ -28,7 +28,7 @@ EventCallback = Callable[[str, str, str], None]
 MAX_STEPS = 200
 VALIDATOR = "validator"
 
-__all__ = ["AGENTS", "EventCallback", "make_planner_deps", "plan", "resume", "run"]
+__all__ = ["AGENTS", "EventCallback", "interrupted", "make_planner_deps", "plan", "replay", "resume", "run", "started"]
 
 
 def _emit(on_event: EventCallback | None, agent: str, status: str, lang: str, detail: str = "") -> None:
@@ -165,3 +165,32 @@ def resume(state: PlannerState, answer: str, deps: PlannerDeps, *, on_event: Eve
                        expect=[q.field for q in state.pending_questions])
     new = new.model_copy(update={"parsed_request": req, "pending_questions": [], "user_request": None})
     return run(new, deps, on_event=on_event)
+
+
+# --- durability: what is saved before a run, and running it again after a restart ---------------------
+
+def started(text: str, previous: PlannerState | None = None, answer: str | None = None) -> PlannerState:
+    """The state to save *before* planning starts: the request (and, when answering ``previous``'s
+    questions, every answer so far and this one) with status ``running``. If the app stops while the
+    agents run, this is what the store holds, and :func:`replay` runs it again; nothing typed is lost."""
+    if previous is not None and answer is not None:
+        check_message(answer)
+        return previous.model_copy(update={"answers": [*previous.answers, answer.strip()], "status": "running"})
+    check_message(text)
+    return PlannerState(natural_language=(text or "").strip(), lang=detect_lang(text or ""))  # type: ignore[arg-type]
+
+
+def interrupted(state: PlannerState) -> bool:
+    """A saved state whose run never finished (saved by :func:`started`, then the app stopped)."""
+    return state.status == "running"
+
+
+def replay(state: PlannerState, deps: PlannerDeps, *, on_event: EventCallback | None = None) -> PlannerState:
+    """Run an interrupted request again: the request, then each answer it had, in order (an answer is
+    used only while the plan still asks; the planner decides the rest as it did the first time)."""
+    new = plan(state.natural_language, deps, on_event=on_event)
+    for answer in state.answers:
+        if new.status != "needs_input":
+            break
+        new = resume(new, answer, deps, on_event=on_event)
+    return new
