@@ -12,7 +12,6 @@ import streamlit as st
 
 from navigo_core.errors import NavigoError
 from navigo_core.lab import batch_rows, explain_message, parse_messages
-from navigo_core.limits import check_upload
 from ui.context import gate_context, intent_router, settings, show_error, store, tr
 from ui.markdown import safe_markdown
 
@@ -54,7 +53,6 @@ if info is not None:
 upload = st.file_uploader(tr("lab.upload"), type=["csv", "jsonl", "json"], key="lab_upload")
 if upload is not None:
     try:
-        check_upload(upload.getvalue(), upload.name)  # size and rows before anything is parsed
         messages = parse_messages(upload.name, upload.getvalue())
         key = (upload.name, upload.size)
         if S.get("lab.batch_key") != key:  # route a file once, not on every rerun

@@ -17,11 +17,10 @@ from typing import Any
 
 from navigo_core.errors import InputError
 from navigo_core.intent.models import IntentResult
-from navigo_core.limits import check_message
+from navigo_core.limits import check_message, check_upload
 from navigo_core.limits import current as current_limits
 from navigo_core.scenes import gate_classify
 
-MAX_LAB_ROWS = 2000  # a bigger file is cut, and the page says so
 
 
 def parse_messages(filename: str, data: bytes | str) -> list[dict[str, str]]:
@@ -31,8 +30,11 @@ def parse_messages(filename: str, data: bytes | str) -> list[dict[str, str]]:
     UTF-16 with a BOM, GB18030/GBK), the CSV delimiter and any line ending are detected
     (:mod:`navigo_core.tabular`). Raises InputError naming the problem and its row or line (bad
     encoding, no text column, a bad JSON line, a CSV record that cannot be read); never a ``csv.Error``.
+    A file over the upload limits (size, rows: :mod:`navigo_core.limits`) is refused before it is read.
     """
     from navigo_core.tabular import decode, read_rows, sniff_delimiter
+
+    check_upload(data, filename)
 
     try:
         content = decode(data, filename)
@@ -72,13 +74,11 @@ def parse_messages(filename: str, data: bytes | str) -> list[dict[str, str]]:
             if text:
                 label = cells[label_col].strip() if label_col is not None and label_col < len(cells) else ""
                 rows.append({"text": text, "intent": label})
-            if len(rows) >= MAX_LAB_ROWS:
-                break
         if header is None:
             raise InputError("lab.no_text", name=filename, line=1)
     if not rows:
         raise InputError("lab.empty_file", name=filename)
-    return rows[:MAX_LAB_ROWS]
+    return rows
 
 
 class _Answered:

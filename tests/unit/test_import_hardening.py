@@ -146,6 +146,18 @@ def test_lab_upload_errors_name_the_row() -> None:
         parse_messages("m.jsonl", b'{"text": {"nested": 1}}\n')
 
 
+def test_lab_upload_rows_follow_the_one_upload_limit() -> None:
+    """The Router lab cut files at its own 2,000 rows, a second limit beside the settings' upload rows;
+    now every row up to the upload limit is read and a longer file is refused before it is parsed."""
+    from navigo_core.limits import current
+
+    rows = current().upload_rows
+    assert len(parse_messages("m.csv", "text\n" + "hello\n" * 2500)) == 2500
+    with pytest.raises(InputError) as exc:
+        parse_messages("m.csv", "text\n" + "hello\n" * (rows + 1))
+    assert exc.value.code == "limits.upload_too_many_rows"
+
+
 def test_decode_refuses_what_is_no_text() -> None:
     with pytest.raises(InputError):
         decode(b"\xff\xfe\xff\xff\x80", "x.csv")
