@@ -67,11 +67,11 @@ def fake_nominatim(start_fake: Callable[[FakeNominatim], FakeNominatim]) -> Fake
 
 # --- network guard ----------------------------------------------------------
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail the test on any connection to a non-loopback address (tests must never touch the internet).
 
-    Use with ``pytestmark = pytest.mark.usefixtures("no_internet")``.
+    Applies to every test (autouse); a module may still name it (``usefixtures("no_internet")``).
     """
     real_connect = socket.socket.connect
 
@@ -139,6 +139,14 @@ def fake_open_meteo(start_fake: Callable[[FakeServer], FakeServer]) -> FakeServe
     from tests.fakes.open_meteo import FakeOpenMeteo
 
     return start_fake(FakeOpenMeteo())
+
+
+@pytest.fixture
+def fake_overpass(start_fake: Callable[[FakeServer], FakeServer]) -> FakeServer:
+    """A running fake Overpass API (OVERPASS_URL = ``fake_overpass.api_url``); set ``fake_overpass.elements``."""
+    from tests.fakes.overpass import FakeOverpass
+
+    return start_fake(FakeOverpass())
 
 
 # --- PostgreSQL (a throw-away server, tests/postgres.py) ---------------------

@@ -108,7 +108,11 @@ def offline_page(browser: Browser) -> Iterator[OfflinePage]:
     context.close()
 
 
-def wait_for_app(page: Page) -> None:
-    """Wait until the script has finished its run (no sleeps)."""
-    expect(page.locator("[data-test-script-state='notRunning']")).to_be_attached(timeout=30_000)
-    expect(page.locator("[data-testid='stStatusWidget']")).to_have_count(0, timeout=30_000)
+def wait_for_app(page: Page, initial_wait_ms: int = 210) -> None:
+    """Wait until the script has finished its run, as Streamlit's own e2e helper ``wait_for_app_run``
+    does: a short initial wait (a click's rerun may not have started yet), the connection, then the
+    script-run state; the status widget gone. The waits are on states, not on durations."""
+    page.wait_for_timeout(initial_wait_ms)
+    expect(page.locator("[data-testid='stApp'][data-test-connection-state='CONNECTED']")).to_be_attached(timeout=60_000)
+    expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_be_attached(timeout=60_000)
+    expect(page.locator("[data-testid='stStatusWidget']")).to_have_count(0, timeout=60_000)

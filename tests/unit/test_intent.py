@@ -452,7 +452,9 @@ def test_calibration_picks_the_lowest_threshold_meeting_precision_and_out_of_sco
 def test_calibrate_keeps_the_targets_on_the_labelled_set(router: IntentRouter) -> None:
     res = calibrate(router, load_labelled(LABELLED))
     assert res.encoder == "tfidf-lr" and set(res.thresholds.by_lang) == {"en", "zh"}
-    assert (res.after.layers["L2"].precision or 1) >= 0.95 and (res.after.oos_rate or 0) <= 0.05
+    l2 = res.after.layers["L2"]
+    assert l2.precision is not None and l2.precision >= 0.95
+    assert res.after.oos_rate is not None and res.after.oos_rate <= 0.05
 
 
 # --- CLI ------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import statistics
 from datetime import date
 from typing import Any
 
@@ -610,8 +609,7 @@ def test_trace_follows_the_step_order_and_latency_is_recorded() -> None:
         assert positions == sorted(positions) and decision.trace[-1].step == decision.step
         assert decision.latency_ms >= 0 and all(s.latency_ms >= 0 for s in decision.trace)
         latencies.append(decision.latency_ms)
-    assert max(latencies) > 0
-    assert statistics.median(latencies) < 20  # rules only: far below a millisecond on a laptop
+    assert max(latencies) > 0  # measured, not left at zero (timings themselves: benchmarks/bench_intent.py)
     assert decision.model_dump(mode="json")["latency_ms"] == decision.latency_ms
 
 
@@ -635,7 +633,7 @@ def test_make_gate_context_builds_offline_defaults() -> None:
     context = make_gate_context(get_settings(llm_api_key=""))
     assert context.weather is None and context.lang is None and context.active_flow is None
     assert context.llm is None
-    assert context.router is None or hasattr(context.router, "route")
+    assert context.router is not None and context.router.rules is not None and context.router.l2 is not None
     flow_context = make_gate_context(get_settings(llm_api_key=""), router=StubRouter(), active_flow="trip_plan")
     assert flow_context.active_flow == ActiveFlow(flow_id="trip_plan")
 
