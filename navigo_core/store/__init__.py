@@ -2,10 +2,11 @@
 
 The default engine is a SQLite file under ``data/`` in WAL mode; set
 ``DATABASE_URL`` to use another database (PostgreSQL: ``postgresql+psycopg://…``;
-a bare ``postgresql://`` uses psycopg too). Tables are created on first use, under a
-lock, so processes starting together do not race; a table added later (``counters``)
-is created in place in an existing database. Repositories take and return plain
-dicts / pydantic models, never ORM objects.
+a bare ``postgresql://`` uses psycopg too). The schema is versioned with Alembic
+(``navigo_core/store/migrations``): opening a database upgrades it to the newest revision,
+under a lock, so processes starting together do not race; a new database gets the tables
+at once and is stamped with that revision, and one already there is only read.
+Repositories take and return plain dicts / pydantic models, never ORM objects.
 
 Hardening (issue "Hardening"):
 
@@ -396,17 +397,39 @@ def _schema_lock(engine: Engine) -> Iterator[Connection]:
         conn.commit()
 
 
-def _create_schema(engine: Engine) -> None:
-    """Create the missing tables (a new database, or one from before a table was added) under a lock, so
-    processes starting together do not race; a database that has them all is only read (it may be read-only)."""
+def _schema_state(conn: Connection) -> tuple[set[str], str | None]:
+    """The tables the database has and the schema revision it is stamped with (None: none)."""
+    from navigo_core.store import migrations
+
+    return set(inspect(conn).get_table_names()), migrations.current(conn)
+
+
+def _migrate_schema(engine: Engine) -> None:
+    """Bring the database to the newest schema revision (``navigo_core/store/migrations``) under the schema
+    lock, so processes starting together do not race: a new database gets ``metadata``'s tables and is
+    stamped; one from before Alembic (no revision) runs every revision from the baseline, which creates only
+    the tables it lacks; a stamped one runs the revisions after its own. A database already at the newest
+    revision is only read, and so is a read-only one (writes are refused anyway: :attr:`Store.fault`)."""
+    from navigo_core.store import migrations
+
+    head = migrations.head()
     with engine.connect() as conn:
-        existing = set(inspect(conn).get_table_names())
-    if set(metadata.tables) <= existing:
+        tables, version = _schema_state(conn)
+    if version == head:
+        return
+    if tables & set(metadata.tables) and _read_only_fault(engine) is not None:
         return
     for attempt in range(BUSY_RETRIES):
         try:
             with _schema_lock(engine) as conn:
-                metadata.create_all(conn, checkfirst=True)
+                tables, version = _schema_state(conn)  # again under the lock: another process may have done it
+                if version == head:
+                    return
+                if version is None and not tables & set(metadata.tables):
+                    metadata.create_all(conn)
+                    migrations.stamp(conn, head)
+                else:
+                    migrations.upgrade(conn, head)
             return
         except StoreBusy:
             if attempt == BUSY_RETRIES - 1:
@@ -458,7 +481,7 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
     try:
-        _create_schema(engine)
+        _migrate_schema(engine)
     except StoreError:
         engine.dispose()
         raise

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import ast
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,51 +72,44 @@ def test_settings_from_env_and_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.llm_enabled
 
 
-def test_core_never_imports_streamlit() -> None:
-    offenders = []
-    for path in ROOT.joinpath("navigo_core").rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            if any(n == "streamlit" or n.startswith(("streamlit.", "streamlit_folium")) for n in names):
-                offenders.append(str(path.relative_to(ROOT)))
-    assert offenders == []
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")  # import-linter, pinned in requirements-dev.txt
 
 
-FORBIDDEN_IMPORTS = {
-    # package: what it must never import (imports run downward only)
-    "providers": ("navigo_core.route", "navigo_core.intent", "navigo_core.scenes", "navigo_core.llm"),
-    "llm": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.route", "navigo_core.providers",
-            "navigo_core.planner", "navigo_core.security"),
-    "security": ("navigo_core.planner", "navigo_core.scenes", "navigo_core.intent", "navigo_core.route"),
-    "planner": ("navigo_core.scenes", "navigo_core.intent", "navigo_core.route"),
-    "intent": ("navigo_core.scenes", "navigo_core.route"),
-    "route": ("navigo_core.intent", "navigo_core.scenes", "navigo_core.llm"),
-    "store": ("navigo_core.",),  # but the two leaves of ALLOWED_IMPORTS
-    # the one request parser sits under every consumer: it knows places, the LLM client and i18n only
-    "understand": ("navigo_core.planner", "navigo_core.scenes", "navigo_core.intent", "navigo_core.route",
-                   "navigo_core.clarify", "navigo_core.chat", "navigo_core.applications", "navigo_core.expenses",
-                   "navigo_core.security", "navigo_core.store", "navigo_core.policy"),
-}
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """Run import-linter's contracts (``.importlinter``) over the packages under ``root``."""
+    assert LINT_IMPORTS.exists(), f"{LINT_IMPORTS} missing: pip install -r requirements-dev.txt"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo", str(root / ".importlinter")],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
 
 
-# leaf modules a package may import although a banned prefix covers them (they import nothing of ours)
-ALLOWED_IMPORTS = {"store": ("navigo_core.errors", "navigo_core.redact")}
+def test_import_contracts() -> None:
+    """The contracts in .importlinter hold: no streamlit/ui/app_pages in the core, layers, independence, no cycles."""
+    run = _lint_imports(ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout and " kept" in run.stdout
 
 
-@pytest.mark.parametrize("package", sorted(FORBIDDEN_IMPORTS))
-def test_imports_run_downward(package: str) -> None:
-    offenders = []
-    banned = (*FORBIDDEN_IMPORTS[package], "app_pages", "ui")
-    allowed = ALLOWED_IMPORTS.get(package, ())
-    for path in ROOT.joinpath("navigo_core", package).rglob("*.py"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            m = re.match(r"\s*(?:from|import) ([\w.]+)", line)
-            if m and m.group(1) not in allowed and any(m.group(1) == b.rstrip(".") or m.group(1).startswith(b if b.endswith(".") else b + ".")
-                         or m.group(1) == b for b in banned):
-                offenders.append(f"{path.name}: {line.strip()}")
-    assert offenders == []
+@pytest.mark.parametrize(("probes", "contract"), [
+    ({"store/_probe.py": "import streamlit"}, "navigo_core never imports streamlit, ui or app_pages"),
+    ({"store/_probe.py": "def later():\n    from navigo_core import planner"}, "navigo_core imports run downward"),
+    ({"planner/_probe.py": "import navigo_core.route"}, "do not know each other"),
+    ({"intent/_probe_a.py": "from navigo_core.intent import _probe_b",
+      "intent/_probe_b.py": "from navigo_core.intent import _probe_a"}, "no import cycles"),
+])
+def test_import_contracts_catch_a_forbidden_import(tmp_path: Path, probes: dict[str, str], contract: str) -> None:
+    """The same check fails on a copy of the sources with a forbidden import added (a new module or two)."""
+    only_sources = shutil.ignore_patterns("__pycache__", "data", "*.yaml", "*.json", "*.md", "*.npz", "*.mako")
+    for package in ("navigo_core", "ui", "app_pages"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=only_sources)
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    assert _lint_imports(tmp_path).returncode == 0  # the copy alone passes
+    for name, source in probes.items():
+        (tmp_path / "navigo_core" / name).write_text(source + "\n", encoding="utf-8")
+    run = _lint_imports(tmp_path)
+    assert run.returncode != 0, run.stdout
+    broken = [ln for ln in run.stdout.splitlines() if " BROKEN" in ln]
+    assert any(contract in ln for ln in broken), run.stdout
 
 
 def test_store_saves_lists_and_reopens_routes(tmp_path: Path) -> None:

@@ -1,0 +1,51 @@
+"""Alembic environment of the store (see ``navigo_core/store/migrations/__init__.py``).
+
+Online: over the connection the store passes in (``config.attributes["connection"]``, already holding the
+schema lock and inside its transaction, which the caller commits), else over ``sqlalchemy.url``.
+Offline (``--sql``): the SQL for ``sqlalchemy.url``'s dialect.
+"""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine
+
+from navigo_core.store import metadata
+
+cfg = context.config
+OPTIONS = {
+    "target_metadata": metadata,  # autogenerate compares against the tables of navigo_core.store
+    "version_table": cfg.get_main_option("version_table") or "alembic_version",
+    "render_as_batch": True,  # SQLite cannot ALTER most things: autogenerate writes batch operations
+    "compare_type": True,
+}
+
+
+def run_offline() -> None:
+    context.configure(url=cfg.get_main_option("sqlalchemy.url"), literal_binds=True, **OPTIONS)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_online() -> None:
+    connection = cfg.attributes.get("connection")
+    if connection is not None:
+        context.configure(connection=connection, **OPTIONS)
+        with context.begin_transaction():  # the caller's transaction: nothing is committed here
+            context.run_migrations()
+        return
+    engine = create_engine(str(cfg.get_main_option("sqlalchemy.url")))
+    try:
+        with engine.connect() as conn:
+            context.configure(connection=conn, **OPTIONS)
+            with context.begin_transaction():
+                context.run_migrations()
+            conn.commit()
+    finally:
+        engine.dispose()
+
+
+if context.is_offline_mode():
+    run_offline()
+else:
+    run_online()
