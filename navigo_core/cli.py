@@ -91,6 +91,7 @@ def _build_parser() -> argparse.ArgumentParser:
 def _clarify(args: argparse.Namespace) -> int:
     """Read user turns from stdin (one per line) and print one JSON status frame per turn; stop when done."""
     from navigo_core.clarify import ClarifyAgent
+    from navigo_core.security import scan_input
 
     settings = get_settings()
     llm = None
@@ -113,6 +114,12 @@ def _clarify(args: argparse.Namespace) -> int:
             lang = args.lang or (state.lang if state is not None else detect_lang(text[:200]))
             print(json.dumps({"status": "error", "content": "", "error": exc.message(lang)}, ensure_ascii=False),
                   flush=True)
+            continue
+        flags = scan_input(text)  # the risk guard, as in the chat: a flagged turn is refused, never clarified
+        if flags:
+            lang = args.lang or (state.lang if state is not None else detect_lang(text[:200]))
+            print(json.dumps({"status": "refused", "content": t("chat.refused", lang), "flags": flags},
+                             ensure_ascii=False), flush=True)
             continue
         if state is None:
             state = agent.start("cli", text, lang=args.lang)
