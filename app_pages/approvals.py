@@ -6,16 +6,14 @@ Thin: widgets → navigo_core.applications.ApplicationService → render. The se
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
-from navigo_core.applications import Application, ApplicationService, card_text
+from navigo_core.applications import Application, ApplicationService, audit_lines, card_text
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.limits import check_message
-from ui.context import lang, store, tr
+from ui.context import lang, settings, store, tr
 from ui.markdown import error_text, escape_markdown, safe_markdown
 
 APPROVER = "approver"  # the acting user on this page
@@ -24,7 +22,7 @@ L = lang()
 
 
 def _service() -> ApplicationService:
-    return ApplicationService(store())
+    return ApplicationService(store(), settings=settings())
 
 
 # ---------- callbacks (run before the page is drawn again) ----------
@@ -49,17 +47,6 @@ def _decide(number: str, approve: bool) -> None:
         return
     S["approvals.flash"] = tr("approvals.page.approved" if approve else "approvals.page.rejected", number=number)
     S.pop(f"approval_comment_{number}", None)
-
-
-def _changes_text(changes: list[Any]) -> str:
-    parts = []
-    for c in changes:
-        field, old, new = c.field, c.old, c.new
-        if field == "status":
-            old = t(f"application.status.{old}", L) if old else "—"
-            new = t(f"application.status.{new}", L) if new else "—"
-        parts.append(f"{field}: {'—' if old in (None, '', []) else old} → {'—' if new in (None, '', []) else new}")
-    return "; ".join(parts)
 
 
 def _cost(app: Application) -> str:
@@ -126,12 +113,6 @@ else:
             if not trail:
                 st.caption(tr("approvals.page.no_audit"))
                 continue
-            audit_rows = [{
-                tr("approvals.page.col.at"): e.at.strftime("%Y-%m-%d %H:%M:%S"),
-                tr("approvals.page.col.actor"): e.actor,
-                tr("approvals.page.col.action"): t(f"application.action.{e.action}", L),
-                tr("approvals.page.col.changes"): _changes_text(e.changes),
-                tr("approvals.page.col.comment"): e.comment or "",
-            } for e in trail]
+            # one readable line per change (who, when, what: field old → new), the users' words escaped
             with st.container(key=f"approvals_audit_{a.number}"):
-                st.dataframe(pd.DataFrame(audit_rows), hide_index=True, width="stretch")
+                st.markdown("\n".join(f"- {line}" for line in audit_lines(trail, L, escape=escape_markdown)))

@@ -2,6 +2,8 @@
 
 Thin: widgets → navigo_core.expenses (import_csv, check_items, claim_summary, to_csv) → render;
 claims are saved with ``store().claims``. A broken policy file is shown, and entry keeps working.
+The grade checked is the one the traveller gave in the chat (its hand-off: ``reimb.prefill``), else
+``EMPLOYEE_GRADE``, read by ``TravelPolicy.resolve_grade`` like everywhere else; an assumed one is said so.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from navigo_core.applications import Application, ApplicationService, lowest_grade
+from navigo_core.applications import Application, ApplicationService
 from navigo_core.errors import NavigoError
 from navigo_core.expenses import (
     CATEGORIES,
@@ -27,7 +29,7 @@ from navigo_core.expenses import (
 from navigo_core.i18n import t
 from navigo_core.limits import check_upload
 from navigo_core.applications import PolicyUnavailable
-from navigo_core.policy import policy_status
+from navigo_core.policy import grade_note, policy_status
 from ui.context import choice, lang, settings, show_error, store, tr
 from ui.markdown import error_text, escape_markdown
 
@@ -37,6 +39,14 @@ S = st.session_state
 S.setdefault("reimb.rows", [])
 S.setdefault("reimb.editor_v", 0)
 L = lang()
+
+# ---------- hand-off from the chat: the traveller's grade (kept for the session) and the application ----------
+_prefill = S.pop("reimb.prefill", None)
+if isinstance(_prefill, dict):
+    if _prefill.get("grade"):
+        S["reimb.grade"] = str(_prefill["grade"])
+    if _prefill.get("application"):
+        S["reimb_application"] = str(_prefill["application"])  # kept only if it is an approved one (below)
 
 
 # ---------- rows ⇄ items ----------
@@ -140,15 +150,16 @@ grade = ""
 if policy_error:
     st.error(tr("reimb.page.policy_error", error=policy_error), icon="⚠️")
 elif policy is not None:
-    wanted = (s.employee_grade or "").strip()
-    grade = (wanted if wanted in policy.grades else policy.parse_grade(wanted)) if wanted else ""
-    if grade:
-        st.caption(tr("reimb.page.grade", grade=f"{grade} ({policy.grade(grade).label(L)})"))
+    from_chat = str(S.get("reimb.grade") or "")
+    raw = from_chat if not policy.resolve_grade(from_chat)[1] else s.employee_grade
+    grade, assumed = policy.resolve_grade(raw)
+    if assumed:
+        st.caption(escape_markdown(grade_note(policy, raw, L)))
     else:
-        grade = lowest_grade(policy)
-        st.caption(tr("reimb.page.grade_assumed", grade=grade))
+        st.caption(tr("reimb.page.grade_chat" if raw == from_chat else "reimb.page.grade",
+                      grade=f"{grade} ({policy.grade(grade).label(L)})"))
 
-service = ApplicationService(store())
+service = ApplicationService(store(), settings=settings())
 approved = {a.number: a for a in service.list(statuses=("approved",))}
 options = ["", *approved]
 if S.get("reimb_application") not in options:
@@ -265,6 +276,14 @@ if S.get("reimb.checking"):
                                           over=over))
             else:
                 st.markdown(f"- {tr('reimb.page.none')}")
+            if summary.approved_exceptions:  # excesses the approved application covers: shown, not violations
+                st.markdown(f"**{tr('reimb.page.approved_exceptions')}**")
+                for e in summary.approved_exceptions:
+                    over = f"+{e['amount_over']:,.2f} {e['currency']}" if e.get("amount_over") else "—"
+                    st.markdown("- " + tr("reimb.page.approved_line", row=e["row"], date=e["date"],
+                                          city=escape_markdown(e["city"]),
+                                          category=t(f"expense.category.{e['category']}", L), rule=e["rule"],
+                                          number=escape_markdown(e.get("application") or "—"), over=over))
             listing = (lambda ns: tr("reimb.page.item_list", items=", ".join(map(str, ns))) if ns
                        else tr("reimb.page.none"))
             st.markdown(f"**{tr('reimb.page.missing_receipts')}**: {listing(summary.missing_receipts)}")

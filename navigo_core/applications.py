@@ -9,14 +9,21 @@
   :meth:`~ApplicationService.approve` / :meth:`~ApplicationService.reject` (with a comment),
   :meth:`~ApplicationService.find` (a number or a description: "my Hangzhou trip" / "我的杭州出差";
   several matches raise :class:`AmbiguousApplication` listing them, never a guess).
-* Every change is audited (who, when, what: field old → new): :meth:`~ApplicationService.audit`.
-* :func:`policy_excesses` — the travel policy's excesses for a trip (``navigo_core.policy.check_trip``).
+* Every change is audited (who, when, what: field old → new): :meth:`~ApplicationService.audit`;
+  :func:`audit_lines` renders it as readable sentences in the user's language.
+* A draft missing a required field (:data:`REQUIRED_FIELDS`: ``Application.missing``) is "incomplete", never
+  "within the policy", and :meth:`~ApplicationService.submit` refuses it (:class:`IncompleteApplication`).
+* :func:`policy_excesses` — the travel policy's excesses for a trip (``navigo_core.policy.check_trip``);
+  :func:`plan_excesses` — every excess of a planned trip (the plan check's inputs, meals included).
+* :func:`policy_and_grade` — the policy and the traveller's grade (:func:`requested_grade`, read by
+  ``TravelPolicy.resolve_grade``, the one reader of a grade).
 
 Errors are :class:`ApplicationError` (an ``InputError``) with i18n codes ``application.error.*``.
 """
 
 from __future__ import annotations
 
+import builtins
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -29,20 +36,24 @@ from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import t
 
 if TYPE_CHECKING:  # pragma: no cover
+    from navigo_core.config import Settings
     from navigo_core.planner.state import PlannerState
     from navigo_core.providers.places import PlaceProvider
     from navigo_core.store import Store
 
 __all__ = [
-    "ACTIVE_STATUSES", "STATUSES", "AmbiguousApplication", "Application", "ApplicationError", "ApplicationService",
-    "AuditEntry", "FieldChange", "PolicyExcess", "PolicyUnavailable", "card_text", "extract_number",
-    "policy_excesses", "require_policy",
+    "ACTIVE_STATUSES", "REQUIRED_FIELDS", "STATUSES", "AmbiguousApplication", "Application", "ApplicationError",
+    "ApplicationService", "AuditEntry", "FieldChange", "IncompleteApplication", "PolicyExcess", "PolicyUnavailable",
+    "audit_lines", "card_text", "extract_number", "extract_purpose", "fields_text", "plan_excesses",
+    "policy_and_grade", "policy_excesses", "require_policy", "requested_grade",
 ]
 
 Status = Literal["draft", "submitted", "approved", "rejected", "cancelled"]
 STATUSES: tuple[str, ...] = ("draft", "submitted", "approved", "rejected", "cancelled")
 ACTIVE_STATUSES: tuple[str, ...] = ("draft", "submitted", "approved")
 EDITABLE = ("draft", "submitted", "approved")  # modifying an approved/submitted one sends it back to draft
+# what a draft needs before it can be submitted (``Application.missing``; cities are required at creation)
+REQUIRED_FIELDS: tuple[str, ...] = ("purpose", "origin", "cities", "dates", "estimated_cost")
 NUMBER_RE = re.compile(r"(?<![A-Za-z0-9])TA-?\s?(\d{4})-?(\d{4})(?!\d)", re.IGNORECASE)
 
 
@@ -70,21 +81,37 @@ class PolicyUnavailable(ApplicationError):
         return redact(t(self.code, lang, reason=clip(why, 400)))
 
 
-def require_policy(settings: Any = None) -> Any:
-    """The travel policy of ``settings`` (default: the current settings), read now; :class:`PolicyUnavailable`
-    when it cannot be read, whatever the reason."""
+def require_policy(settings: Settings | None) -> Any:
+    """The travel policy ``settings.travel_policy_file`` names (None or an empty setting: the shipped one, as for
+    :class:`~navigo_core.planner.deps.PlannerDeps`), read now; :class:`PolicyUnavailable` when it cannot be read,
+    whatever the reason. The caller passes its settings: this never reads the global ones."""
     from navigo_core.policy import PolicyError, policy_for_settings
 
     try:
-        if settings is None:
-            from navigo_core.config import get_settings
-
-            settings = get_settings()
         return policy_for_settings(settings)
     except PolicyError as exc:
         raise PolicyUnavailable(exc) from exc
     except Exception as exc:  # noqa: BLE001 - whatever the file holds: refuse, never check against nothing
         raise PolicyUnavailable(f"{type(exc).__name__}: {exc}") from exc
+
+
+def fields_text(fields: Iterable[str], lang: str) -> str:
+    """``purpose, origin, estimated cost`` / ``事由、出发地、预计费用``."""
+    return ("、" if lang == "zh" else ", ").join(t(f"application.field.{f}", lang) for f in fields)
+
+
+class IncompleteApplication(ApplicationError):
+    """A draft that misses required fields (``missing``: field names) cannot be submitted; the message lists
+    them in the reader's language."""
+
+    default_code = "application.error.incomplete"
+
+    def __init__(self, number: str, missing: Iterable[str]) -> None:
+        self.missing = list(missing)
+        super().__init__(self.default_code, number=number)
+
+    def message(self, lang: str = "en") -> str:
+        return t(self.code, lang, number=self.params.get("number", ""), missing=fields_text(self.missing, lang))
 
 
 class AmbiguousApplication(ApplicationError):
@@ -161,6 +188,14 @@ class Application(BaseModel):
     def unjustified(self) -> list[PolicyExcess]:
         return [e for e in self.excesses if not e.justification.strip()]
 
+    @property
+    def missing(self) -> list[str]:
+        """The required fields (:data:`REQUIRED_FIELDS`) still empty, in that order; a draft with any is
+        incomplete: neither "within the policy" nor submittable."""
+        have = {"purpose": bool(self.purpose.strip()), "origin": bool(self.origin.strip()), "cities": bool(self.cities),
+                "dates": self.start_date is not None, "estimated_cost": bool(self.estimated_cost)}
+        return [f for f in REQUIRED_FIELDS if not have[f]]
+
     def dates_text(self) -> str:
         if self.start_date and self.end_date:
             return f"{self.start_date:%Y-%m-%d} → {self.end_date:%Y-%m-%d}"
@@ -175,10 +210,11 @@ class Application(BaseModel):
             return True
         return self.start_date <= day <= (self.end_date or self.start_date)
 
-    def visits(self, city: str) -> bool:
+    def visits(self, city: str, *, origin: bool = True) -> bool:
+        """``city`` is one of the trip's cities (any of their names), or its origin (``origin=False``: not)."""
         c = _norm(city)
         return not c or any(_norm(a) == c or (c and c in _norm(a)) or (_norm(a) and _norm(a) in c)
-                            for a in [*self.aliases, *self.cities, self.origin])
+                            for a in [*self.aliases, *self.cities, *([self.origin] if origin else [])])
 
 
 def _norm(text: str) -> str:
@@ -206,13 +242,16 @@ def card_text(app: Application, lang: str) -> str:
         t("application.card.cost", lang, cost=f"{app.estimated_cost:,.0f}" if app.estimated_cost else "—",
           currency=app.currency),
     ]
+    missing = app.missing if app.status == "draft" else []
+    if missing:  # never "within the policy" while the facts to check are not all there
+        lines.append(t("application.card.incomplete", lang, missing=fields_text(missing, lang)))
     if app.excesses:
         lines.append(t("application.card.excesses", lang))
         for e in app.excesses:
             why = e.justification or t("application.card.no_justification", lang)
             lines.append(f"  - {e.rule_text(lang)}" + (f" (+{e.amount_over:,.0f} {e.currency})" if e.amount_over
                                                          else "") + f" — {why}")
-    else:
+    elif not missing:
         lines.append(t("application.card.no_excesses", lang))
     if app.decision_comment:
         lines.append(t("application.card.comment", lang, approver=app.approver or "—", comment=app.decision_comment))
@@ -224,18 +263,21 @@ def card_text(app: Application, lang: str) -> str:
 def policy_excesses(policy: Any, grade: str | None, *, cities: Iterable[str], start: date | None, end: date | None,
                     hotel_per_night: float | None = None, currency: str = "CNY", today: date | None = None,
                     checker: Callable[..., list[Any]] | None = None) -> list[PolicyExcess]:
-    """The excesses of a trip under ``policy`` for ``grade`` (empty grade: the lowest), one check per city."""
+    """The excesses of a trip under ``policy`` for ``grade`` (read by ``policy.resolve_grade``: empty or unknown,
+    the default grade), one check per city."""
     if policy is None:
         return []
     if checker is None:
-        from navigo_core.policy import check_trip as checker
-    grade = grade or lowest_grade(policy)
+        from navigo_core.policy import check_trip
+
+        checker = check_trip
+    gid: str = policy.resolve_grade(grade)[0]
     nights = max((end - start).days, 0) if start and end else 0
     days = nights + 1 if start and end else None
     ahead = (start - today).days if start and today else None
     out: dict[str, PolicyExcess] = {}
     for city in cities:
-        found = checker(policy, city=city, grade=grade, nights=max(nights, 1), hotel_per_night=hotel_per_night,
+        found = checker(policy, city=city, grade=gid, nights=max(nights, 1), hotel_per_night=hotel_per_night,
                         days=days, booked_days_ahead=ahead, currency=currency)
         for e in found:
             data = e.model_dump() if hasattr(e, "model_dump") else dict(e)
@@ -244,15 +286,99 @@ def policy_excesses(policy: Any, grade: str | None, *, cities: Iterable[str], st
     return list(out.values())
 
 
-def lowest_grade(policy: Any) -> str:
-    low = getattr(policy, "lowest_grade", None)
-    if isinstance(low, str) and low:
-        return low
-    grades = list(getattr(policy, "grades", None) or [])
-    if not grades:
-        return ""
-    g = grades[0]
-    return str(getattr(g, "id", g))
+def plan_excesses(state: PlannerState, policy: Any, grade: str | None, *, today: date | None = None) -> list[PolicyExcess]:
+    """Every excess of a planned trip for ``grade``: the same check as the plan's (hotel rate, meals, transport,
+    cabin, advance booking: :func:`navigo_core.planner.agents.policy_check.check_inputs`), plus any excess the
+    plan showed for that grade, so the application carries all of them (never only the hotel's)."""
+    from navigo_core.planner.agents.policy_check import check_inputs
+    from navigo_core.policy import check_trip
+
+    gid = policy.resolve_grade(grade)[0]
+    out: dict[str, PolicyExcess] = {}
+    if state.budget is not None:
+        inputs, _evidence = check_inputs(state, today or date.today())
+        for e in check_trip(policy, grade=gid, **inputs):
+            out.setdefault(e.rule_id, _excess(e))
+    for shown in state.policy_excesses or []:
+        if str(shown.get("grade") or gid) == gid and shown.get("rule_id"):
+            out.setdefault(str(shown["rule_id"]), _excess(shown))
+    return list(out.values())
+
+
+def _excess(data: Any) -> PolicyExcess:
+    data = data.model_dump() if hasattr(data, "model_dump") else dict(data)
+    return PolicyExcess(**{k: v for k, v in data.items() if k in PolicyExcess.model_fields})
+
+
+# --- the audit trail, as sentences ---------------------------------------------------------------
+
+_AUDIT_HIDDEN = ("aliases",)  # kept for "my Hangzhou trip", not a fact anyone changed
+
+
+def _audit_value(field: str, value: Any, lang: str, esc: Callable[[str], str]) -> str:
+    if value in (None, "", []):
+        return "—"
+    if field == "status":
+        return t(f"application.status.{value}", lang)
+    if field == "estimated_cost" and isinstance(value, (int, float)):
+        return f"{value:,.0f}"
+    if isinstance(value, list):
+        return ("、" if lang == "zh" else ", ").join(esc(str(v)) for v in value) or "—"
+    return esc(str(value))
+
+
+def _excess_changes(old: Any, new: Any, lang: str, esc: Callable[[str], str]) -> list[str]:
+    """The excesses' changes: a justification given or changed, a rule that now applies or no longer does."""
+    before = {e.rule_id: e for e in (_excess(x) for x in (old or []))}
+    after = {e.rule_id: e for e in (_excess(x) for x in (new or []))}
+    out = []
+    for rule_id, e in after.items():
+        rule = esc(e.rule_text(lang))
+        prev = before.get(rule_id)
+        if prev is None:
+            out.append(t("application.audit.excess_added", lang, rule_id=rule_id, rule=rule))
+        elif e.justification != prev.justification:
+            out.append(t("application.audit.justified", lang, rule_id=rule_id, rule=rule,
+                         text=esc(e.justification) if e.justification else "—"))
+    out += [t("application.audit.excess_removed", lang, rule_id=rule_id, rule=esc(e.rule_text(lang)))
+            for rule_id, e in before.items() if rule_id not in after]
+    return out
+
+
+def audit_lines(entries: Iterable[AuditEntry], lang: str, *, escape: Callable[[str], str] | None = None) -> list[str]:
+    """One readable line per audit entry — when, who, what they did, what changed (field: old → new), the
+    comment — in ``lang``. ``escape`` is applied to every value a user wrote (purpose, cities, a justification,
+    a comment, who), e.g. ``ui.markdown.escape_markdown`` for a page; the app's words are left as they are."""
+    esc = escape or (lambda s: s)
+    sep = "；" if lang == "zh" else "; "
+    out = []
+    for e in entries:
+        changes: list[str] = []
+        for c in e.changes:
+            if c.field in _AUDIT_HIDDEN:
+                continue
+            if c.field == "excesses":
+                changes += _excess_changes(c.old, c.new, lang, esc)
+                continue
+            label = t(f"application.field.{c.field}", lang) if f"application.field.{c.field}" in _catalog() \
+                else esc(c.field)
+            changes.append(t("application.audit.change", lang, field=label, old=_audit_value(c.field, c.old, lang, esc),
+                             new=_audit_value(c.field, c.new, lang, esc)))
+        action = t(f"application.action.{e.action}", lang) if f"application.action.{e.action}" in _catalog() \
+            else esc(e.action)
+        line = t("application.audit.line", lang, at=f"{e.at:%Y-%m-%d %H:%M}", actor=esc(e.actor), action=action)
+        if changes:
+            line += t("application.audit.changes", lang, changes=sep.join(changes))
+        if e.comment:
+            line += t("application.audit.comment", lang, comment=esc(e.comment))
+        out.append(line)
+    return out
+
+
+def _catalog() -> dict[str, Any]:
+    from navigo_core.i18n import catalog
+
+    return catalog()
 
 
 # --- the service ---------------------------------------------------------------------------
@@ -260,11 +386,14 @@ def lowest_grade(policy: Any) -> str:
 class ApplicationService:
     """Every operation on applications; each change goes through the store's audited repo."""
 
-    def __init__(self, store: Store, *, clock: Callable[[], datetime] | None = None, settings: Any = None) -> None:
+    def __init__(self, store: Store, *, clock: Callable[[], datetime] | None = None,
+                 settings: Settings | None = None) -> None:
         self.store = store
         self.repo = store.applications
         self.clock = clock or _utcnow
-        self.settings = settings  # whose TRAVEL_POLICY_FILE the business actions need (None: the current ones)
+        # whose TRAVEL_POLICY_FILE the business actions read (create_from_*, submit; None: the shipped policy,
+        # as for PlannerDeps); the service never reads the global settings
+        self.settings = settings
 
     # reading
     def _model(self, row: Mapping[str, Any] | None) -> Application | None:
@@ -276,18 +405,18 @@ class ApplicationService:
             raise ApplicationError("application.error.not_found", number=number)
         return app
 
-    def list(self, owner: str | None = None, statuses: Iterable[str] | None = None) -> list[Application]:
+    def list(self, owner: str | None = None, statuses: Iterable[str] | None = None) -> builtins.list[Application]:
         return [Application.model_validate(r) for r in self.repo.list(owner, tuple(statuses) if statuses else None)]
 
-    def pending(self) -> list[Application]:
+    def pending(self) -> builtins.list[Application]:
         return self.list(statuses=("submitted",))
 
-    def audit(self, number: str) -> list[AuditEntry]:
+    def audit(self, number: str) -> builtins.list[AuditEntry]:
         app = self.get(number)
         return [AuditEntry.model_validate(r) for r in self.repo.audit(app.id)]
 
     def search(self, query: str, owner: str | None = None,
-               statuses: Iterable[str] | None = ACTIVE_STATUSES) -> list[Application]:
+               statuses: Iterable[str] | None = ACTIVE_STATUSES) -> builtins.list[Application]:
         """Applications whose number is in ``query``, else whose cities (any name) appear in it."""
         number = extract_number(query)
         if number:
@@ -359,13 +488,8 @@ class ApplicationService:
         origin = (req.origin.display_name(state.lang) if req.origin else "") or req.origin_text
         cost = state.budget.total if state.budget else (req.budget.amount if req.budget else None)
         currency = state.budget.currency if state.budget else (req.budget.currency if req.budget else "CNY")
-        hotel = None
-        if state.budget and state.budget.nights:
-            acc = sum(line.amount for line in state.budget.lines if line.category == "accommodation")
-            hotel = acc / state.budget.nights / max(state.budget.rooms or 1, 1) if acc else None
         policy = policy if policy is not None else require_policy(self.settings)  # fail closed
-        excesses = policy_excesses(policy, grade, cities=[city], start=req.start_date, end=req.end_date,
-                                   hotel_per_night=hotel, currency=currency, today=today)
+        excesses = plan_excesses(state, policy, grade, today=today)
         return self.create(owner=owner, traveller=traveller, purpose=purpose, origin=origin, cities=[city],
                            aliases=aliases, start_date=req.start_date, end_date=req.end_date, estimated_cost=cost,
                            currency=currency, excesses=excesses, plan_id=plan_id)
@@ -383,7 +507,7 @@ class ApplicationService:
         if not city:
             raise ApplicationError("application.error.no_city")
         aliases = [a for a in ((dest.name, dest.name_zh) if dest else ()) if a]
-        origin = (req.origin.display_name(req.lang) if req.origin else "") or req.origin_text
+        origin = (req.origin.display_name(req.lang) if req.origin else "") or req.origin_text or ""
         currency = req.budget.currency if req.budget else "CNY"
         policy = policy if policy is not None else require_policy(self.settings)  # fail closed
         excesses = policy_excesses(policy, grade, cities=[city], start=req.start_date, end=req.end_date,
@@ -422,13 +546,17 @@ class ApplicationService:
         return self._change(app, {"excesses": new}, actor=actor, action="justify")
 
     def submit(self, number: str, *, actor: str, justifications: Mapping[str, str] | str | None = None) -> Application:
-        """draft → submitted; every policy excess needs a justification first, and the travel policy must be
-        readable now (:class:`PolicyUnavailable` otherwise: fail closed)."""
+        """draft → submitted; every required field must be filled (:class:`IncompleteApplication` lists the
+        missing ones), every policy excess needs a justification first, and the travel policy must be readable
+        now (:class:`PolicyUnavailable` otherwise: fail closed). Justifications given are saved even when the
+        submission is refused."""
         app = self.get(number)
         self._require(app, ("draft",), "submit")
         require_policy(self.settings)
         if justifications:
             app = self.justify(number, justifications, actor=actor)
+        if app.missing:
+            raise IncompleteApplication(app.number, app.missing)
         if app.unjustified:
             raise ApplicationError("application.error.justification_needed", number=app.number,
                                    rules="; ".join(e.rule or e.rule_id for e in app.unjustified))
@@ -437,8 +565,10 @@ class ApplicationService:
 
     def modify(self, number: str, *, actor: str, start_date: date | None = None, end_date: date | None = None,
                cities: Iterable[str] | None = None, purpose: str | None = None, origin: str | None = None,
-               aliases: Iterable[str] | None = None) -> Application:
-        """Change dates / cities / purpose. A submitted or approved application goes back to draft."""
+               aliases: Iterable[str] | None = None, estimated_cost: float | None = None,
+               currency: str | None = None) -> Application:
+        """Change dates / cities / purpose / origin / estimated cost. A submitted or approved application goes
+        back to draft."""
         app = self.get(number)
         self._require(app, EDITABLE, "modify")
         values: dict[str, Any] = {}
@@ -456,6 +586,12 @@ class ApplicationService:
             values["purpose"] = purpose
         if origin is not None:
             values["origin"] = origin
+        if estimated_cost is not None:
+            if not (estimated_cost > 0):
+                raise ApplicationError("application.error.bad_cost")
+            values["estimated_cost"] = float(estimated_cost)
+        if currency:
+            values["currency"] = currency.upper()[:3]
         start, end = values.get("start_date", app.start_date), values.get("end_date", app.end_date)
         if start and end and end < start:
             raise ApplicationError("application.error.dates_order")
@@ -487,7 +623,7 @@ class ApplicationService:
 
 
 _PURPOSE = (
-    re.compile(r"\b(?:for|purpose(?: is)?:?|to)\s+(?P<p>(?:a |an |the )?(?:client|customer|meeting|conference|"
+    re.compile(r"(?:\b(?:for|purpose(?: is)?:?|to)\s+|(?:^|[,;])\s*)(?P<p>(?:a |an |the )?(?:client|customer|meeting|conference|"
                r"training|visit|audit|sales|project|workshop|trade show|expo|interview)[^,.;]*)", re.IGNORECASE),
     re.compile(r"(?:目的是|事由[是:：]?|为了|(?:^|[，,。；;]))\s*(?P<p>[^，,。；;]{0,60}?(?:拜访|会议|开会|培训|考察|审计|谈判|展会|项目|面试|调研|客户)[^，,。；;]{0,60})"),
 )
@@ -505,22 +641,13 @@ def extract_purpose(text: str) -> str:
 
 # --- helpers for the chat scenes (no UI imports) ------------------------------------------------
 
-_STORES: dict[str, Any] = {}
-
-
 def store_for(context: Any) -> Store:
-    """``context.store`` when set, else one cached :class:`Store` per ``settings.database_url``."""
+    """``context.store``: the store is passed in (``GateContext.store``; the chat service sets it). A scene that
+    keeps records without one is a wiring mistake of the caller: ``ValueError``."""
     store = getattr(context, "store", None)
-    if store is not None:
-        return store
-    from navigo_core.config import get_settings
-    from navigo_core.store import Store
-
-    settings = getattr(context, "settings", None) or get_settings()
-    url = settings.database_url
-    if url not in _STORES:
-        _STORES[url] = Store.from_url(url)
-    return _STORES[url]
+    if store is None:
+        raise ValueError("this scene keeps records: pass the Store in GateContext.store")
+    return store
 
 
 def user_of(context: Any) -> str:
@@ -528,14 +655,23 @@ def user_of(context: Any) -> str:
     return str(getattr(context, "user", None) or "me")
 
 
-def policy_and_grade(context: Any) -> tuple[Any, str, bool]:
-    """(policy, grade, grade_assumed): ``settings.employee_grade``, else the policy's lowest grade.
+def requested_grade(context: Any, message: str = "", policy: Any = None) -> str:
+    """The grade the traveller gave, as written ("" when none): stated in ``message`` ("我是经理级",
+    ``TravelPolicy.stated_grade``), else the conversation's (``context.subject["grade"]``, what the chat
+    remembered), else ``settings.employee_grade``. :meth:`TravelPolicy.resolve_grade` reads it."""
+    stated = policy.stated_grade(message) if policy is not None and message else None
+    subject = getattr(context, "subject", None) or {}
+    return str(stated or subject.get("grade") or getattr(getattr(context, "settings", None), "employee_grade", "")
+               or "").strip()
+
+
+def policy_and_grade(context: Any, message: str = "") -> tuple[Any, str, bool]:
+    """(policy, grade, grade_assumed): :func:`requested_grade` read by ``policy.resolve_grade`` (none or an
+    unknown one: the policy's default grade, assumed; say so with ``navigo_core.policy.grade_note``).
 
     Fail closed: without a readable policy (a missing or broken ``TRAVEL_POLICY_FILE``, even one deleted
     while the app runs) it raises :class:`PolicyUnavailable`, so no business action goes on as if the
     trip complied."""
     policy = getattr(context, "policy", None) or require_policy(getattr(context, "settings", None))
-    grade = str(getattr(getattr(context, "settings", None), "employee_grade", "") or "")
-    if grade and grade in list(getattr(policy, "grades", []) or []):
-        return policy, grade, False
-    return policy, lowest_grade(policy), True
+    grade, assumed = policy.resolve_grade(requested_grade(context, message, policy))
+    return policy, grade, assumed

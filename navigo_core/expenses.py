@@ -5,7 +5,9 @@
   reported (row number, column, value) in one :class:`ExpenseImportError`.
 * :func:`check_items` ``(items, policy, grade, application=None)`` — each item against the travel policy
   (``navigo_core.policy.check_expense``) and, when given, the approved application (outside its dates /
-  cities); a missing receipt is flagged too.
+  cities); a missing receipt is flagged too. An excess the approved application already justified and
+  the approver approved (the same rule, up to the amount approved) is an *approved exception*, not a
+  violation.
 * :func:`claim_summary` — totals by category, excesses, missing receipts, items outside the application.
 * :func:`to_csv` — the checked items as CSV (UTF-8 with BOM, opens in Excel).
 * :func:`parse_expense_text` — one item from a chat message ("报销昨天在上海的出租车费 85 元").
@@ -23,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from navigo_core.applications import Application, PolicyExcess, lowest_grade
+from navigo_core.applications import Application, PolicyExcess
 from navigo_core.errors import InputError, NavigoError, clip
 from navigo_core.i18n import t
 from navigo_core.understand import (
@@ -41,9 +43,9 @@ __all__ = [
 ]
 
 Category = Literal["hotel", "meal", "transport", "flight", "train", "other"]
-CATEGORIES: tuple[str, ...] = ("hotel", "meal", "transport", "flight", "train", "other")
+CATEGORIES: tuple[Category, ...] = ("hotel", "meal", "transport", "flight", "train", "other")
 
-_CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
+_CATEGORY_WORDS: dict[Category, tuple[str, ...]] = {
     "hotel": ("hotel", "lodging", "accommodation", "住宿", "酒店", "宾馆", "房费"),
     "meal": ("meal", "meals", "food", "dinner", "lunch", "breakfast", "餐", "餐饮", "餐费", "伙食", "饭"),
     "transport": ("transport", "taxi", "cab", "uber", "didi", "metro", "subway", "bus", "parking", "fuel",
@@ -95,11 +97,12 @@ def _norm(text: Any) -> str:
     return normalize_text(str(text or ""))
 
 
-def parse_category(text: str) -> str | None:
+def parse_category(text: str) -> Category | None:
     """A category code for a word in either language ("出租车" → transport), else None."""
     low = _norm(text).lower()
-    if low in CATEGORIES:
-        return low
+    for code in CATEGORIES:
+        if low == code:
+            return code
     for code, words in _CATEGORY_WORDS.items():
         if low in words:
             return code
@@ -249,9 +252,11 @@ def import_csv(data: bytes | str) -> list[ExpenseItem]:
         if receipt_raw not in _TRUE | _FALSE:
             errors.append({"row": row_no, "column": "receipt", "value": clip(cell("receipt"), 40),
                            "code": "expense.error.receipt"})
-        if len(errors) == bad:
+        # no new error: every value was read (the None checks only say so to the type checker)
+        if (len(errors) == bad and day is not None and category is not None and amount is not None
+                and currency is not None):
             try:
-                items.append(ExpenseItem(date=day, city=city, category=category, amount=amount,  # type: ignore[arg-type]
+                items.append(ExpenseItem(date=day, city=city, category=category, amount=amount,
                                          currency=currency, note=cell("note"), receipt=receipt_raw in _TRUE))
             except ValueError:  # pydantic's ValidationError: a value the model refuses
                 errors.append({"row": row_no, "column": "-", "value": "", "code": "upload.bad_row"})
@@ -266,7 +271,10 @@ def import_csv(data: bytes | str) -> list[ExpenseItem]:
 
 class CheckedItem(BaseModel):
     item: ExpenseItem
-    excesses: list[PolicyExcess] = Field(default_factory=list)
+    excesses: list[PolicyExcess] = Field(default_factory=list)  # violations
+    # excesses the approved application covers (``approved_by``: its number): shown, never flagged as violations
+    approved_exceptions: list[PolicyExcess] = Field(default_factory=list)
+    approved_by: str | None = None
     outside_dates: bool = False
     outside_cities: bool = False
     missing_receipt: bool = False
@@ -280,6 +288,9 @@ class CheckedItem(BaseModel):
     def flags(self, lang: str) -> list[str]:
         out = [e.rule_text(lang) + (f" (+{e.amount_over:,.0f} {e.currency})" if e.amount_over else "")
                for e in self.excesses]
+        out += [t("expense.flag.approved_exception", lang, number=self.approved_by or "—", rule=e.rule_text(lang),
+                  over=f" (+{e.amount_over:,.0f} {e.currency})" if e.amount_over else "")
+                for e in self.approved_exceptions]
         if self.outside_dates:
             out.append(t("expense.flag.outside_dates", lang))
         if self.outside_cities:
@@ -291,19 +302,62 @@ class CheckedItem(BaseModel):
         return out
 
 
+def _in(amount: float, src: str, dst: str) -> float:
+    if src.upper() == dst.upper():
+        return float(amount)
+    from navigo_core.providers.prices import convert
+
+    return float(convert(amount, src, dst))
+
+
+class _Approved:
+    """What an approved application allows beyond the policy: per rule, the amount approved (in the
+    application's excess currency; None: a rule without an amount, e.g. the cabin), used up item by item."""
+
+    def __init__(self, application: Application | None) -> None:
+        self.number = application.number if application is not None else None
+        self.left: dict[str, tuple[float | None, str]] = {}
+        if application is not None and application.status == "approved":
+            for e in application.excesses:
+                self.left[e.rule_id] = (e.amount_over, e.currency)
+
+    def split(self, e: PolicyExcess) -> tuple[PolicyExcess | None, PolicyExcess | None]:
+        """(the approved part, the violation) of one excess."""
+        if e.rule_id not in self.left:
+            return None, e
+        allowed, ccy = self.left[e.rule_id]
+        if allowed is None or e.amount_over is None:
+            return e, None
+        over = _in(e.amount_over, e.currency, ccy)
+        covered = min(over, max(allowed, 0.0))
+        self.left[e.rule_id] = (allowed - covered, ccy)
+        if over - covered <= 0.005:
+            return e, None
+        if covered <= 0.005:
+            return None, e
+        part = round(e.amount_over * covered / over, 2)
+        return (e.model_copy(update={"amount_over": part}),
+                e.model_copy(update={"amount_over": round(e.amount_over - part, 2)}))
+
+
 def check_items(items: Iterable[ExpenseItem], policy: Any, grade: str | None, application: Application | None = None,
                 *, checker: Callable[..., list[Any]] | None = None, lang: str = "en") -> list[CheckedItem]:
-    """Each item against the policy (for ``grade``; empty: the policy's lowest) and the application.
+    """Each item against the policy (for ``grade``, read by ``policy.resolve_grade``; empty: the default grade)
+    and the application.
 
-    Fail closed: without a policy (``None``: it could not be read) the check is refused with
-    :class:`~navigo_core.applications.PolicyUnavailable`; it never reports the items as compliant."""
+    An excess of an item the approved ``application`` covers (its dates and destination cities, not its origin)
+    under a rule the application was approved with is an approved exception up to the amount approved (summed over the items, in their
+    order); only what goes beyond stays a violation. Fail closed: without a policy (``None``: it could not be
+    read) the check is refused with :class:`~navigo_core.applications.PolicyUnavailable`; it never reports the
+    items as compliant."""
     if policy is None:
         from navigo_core.applications import PolicyUnavailable
 
         raise PolicyUnavailable()
     if checker is None:
         from navigo_core.policy import check_expense as checker
-    grade = grade or (lowest_grade(policy) if policy is not None else "")
+    grade = policy.resolve_grade(grade)[0]
+    approved = _Approved(application)
     out = []
     for item in items:
         checked = CheckedItem(item=item, missing_receipt=not item.receipt)
@@ -319,6 +373,17 @@ def check_items(items: Iterable[ExpenseItem], policy: Any, grade: str | None, ap
         if application is not None:
             checked.outside_dates = not application.covers(item.date)
             checked.outside_cities = not application.visits(item.city)
+            # an exception was approved for the trip's destinations, not for the city it starts from
+            if not checked.outside_dates and application.visits(item.city, origin=False):
+                violations = []
+                for e in checked.excesses:
+                    ok, over = approved.split(e)
+                    if ok is not None:
+                        checked.approved_exceptions.append(ok)
+                        checked.approved_by = approved.number
+                    if over is not None:
+                        violations.append(over)
+                checked.excesses = violations
         out.append(checked)
     return out
 
@@ -330,6 +395,9 @@ class ClaimSummary(BaseModel):
     other_currencies: dict[str, float] = Field(default_factory=dict)
     items: int = 0
     excesses: list[dict[str, Any]] = Field(default_factory=list)  # {row, date, city, category, rule, amount_over}
+    # excesses the approved application covers: {row, date, city, category, rule_id, rule, amount_over, currency,
+    # application}; not violations
+    approved_exceptions: list[dict[str, Any]] = Field(default_factory=list)
     missing_receipts: list[int] = Field(default_factory=list)  # 1-based item numbers
     outside: list[int] = Field(default_factory=list)  # items outside the application's dates or cities
     application_number: str | None = None
@@ -341,7 +409,7 @@ def claim_summary(checked: Iterable[CheckedItem], *, currency: str | None = None
     main = (currency or (checked[0].item.currency if checked else "CNY")).upper()
     by_cat = {c: 0.0 for c in CATEGORIES}
     other: dict[str, float] = {}
-    excesses, missing, outside = [], [], []
+    excesses, missing, outside, approved = [], [], [], []
     for n, c in enumerate(checked, start=1):
         if c.item.currency.upper() == main:
             by_cat[c.item.category] += c.item.amount
@@ -351,13 +419,18 @@ def claim_summary(checked: Iterable[CheckedItem], *, currency: str | None = None
             excesses.append({"row": n, "date": c.item.date.isoformat(), "city": c.item.city,
                              "category": c.item.category, "rule": e.rule_text(lang), "amount_over": e.amount_over,
                              "currency": e.currency})
+        for e in c.approved_exceptions:
+            approved.append({"row": n, "date": c.item.date.isoformat(), "city": c.item.city,
+                             "category": c.item.category, "rule_id": e.rule_id, "rule": e.rule_text(lang),
+                             "amount_over": e.amount_over, "currency": e.currency, "application": c.approved_by})
         if c.missing_receipt:
             missing.append(n)
         if c.outside_dates or c.outside_cities:
             outside.append(n)
     return ClaimSummary(currency=main, total=round(sum(by_cat.values()), 2),
                         by_category={k: round(v, 2) for k, v in by_cat.items() if v},
-                        other_currencies=other, items=len(checked), excesses=excesses, missing_receipts=missing,
+                        other_currencies=other, items=len(checked), excesses=excesses, approved_exceptions=approved,
+                        missing_receipts=missing,
                         outside=outside, application_number=application.number if application else None)
 
 
@@ -416,5 +489,5 @@ def parse_expense_text(text: str, *, today: date) -> ExpenseItem | None:
     city = req.destination_text or req.origin_text or ""
     if not (amount and category and city):
         return None
-    return ExpenseItem(date=day, city=city, category=category, amount=amount, currency=currency,  # type: ignore[arg-type]
+    return ExpenseItem(date=day, city=city, category=category, amount=amount, currency=currency,
                        note=s[:200], receipt=False)

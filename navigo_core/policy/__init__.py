@@ -34,8 +34,8 @@ from navigo_core.policy.models import (
 )
 
 __all__ = ["CABINS", "DEFAULT_POLICY_FILE", "SEATS", "AmountRule", "ClassRule", "Excess", "Grade", "PolicyError",
-           "Tier", "TravelPolicy", "check_expense", "check_trip", "default_policy", "load_policy", "policy_for_settings",
-           "policy_status"]
+           "Tier", "TravelPolicy", "check_expense", "check_trip", "default_policy", "grade_note", "load_policy",
+           "policy_for_settings", "policy_status"]
 
 DEFAULT_POLICY_FILE = Path(__file__).resolve().parent / "data" / "travel_policy.yaml"
 Category = Literal["hotel", "meal", "transport", "flight", "train", "other"]
@@ -161,6 +161,21 @@ def policy_status(path: str | Path | None = None, lang: str = "en") -> tuple[Tra
 def policy_for_settings(settings: Any = None) -> TravelPolicy:
     """The policy named by ``settings.travel_policy_file`` (default: the shipped one)."""
     return load_policy(getattr(settings, "travel_policy_file", "") or None)
+
+
+def grade_note(policy: TravelPolicy, raw: str | None, lang: str = "en") -> str:
+    """Why :meth:`TravelPolicy.resolve_grade` assumed the default grade for ``raw`` (none given, or not a grade
+    of the policy), in ``lang``; "" when ``raw`` names a grade."""
+    grade, assumed = policy.resolve_grade(raw)
+    if not assumed:
+        return ""
+    label = policy.grade(grade).label(lang)
+    if not str(raw or "").strip():
+        return t("policy.grade.assumed_unset", lang, grade=grade, label=label)
+    from navigo_core.errors import clip
+
+    return t("policy.grade.assumed_unknown", lang, raw=clip(str(raw).strip(), 40), grade=grade, label=label,
+             known=", ".join(policy.grades))
 
 
 # --- checks -------------------------------------------------------------------------------

@@ -98,6 +98,14 @@ def norm(text: str) -> str:
     return s
 
 
+# How a traveller states their own grade; the grade names themselves are the policy file's (ids, labels, aliases).
+_STATEMENT = re.compile(
+    r"(?:我(?:的)?(?:职级|级别)(?:是|为)|我(?:是|属于)|本人(?:是|属于))"
+    r"|(?<![A-Za-z])(?:i[’']?m|i am|my (?:employee |job )?(?:grade|level) is|my (?:employee )?grade[:：]|as an?)(?![A-Za-z])",
+    re.IGNORECASE)
+_STATEMENT_FILLER = re.compile(r"^\s*(?:(?:an?|the)\s+|一名|一位|一个)?\s*(?:(?:grade|level)\s+)?", re.IGNORECASE)
+
+
 class TravelPolicy(BaseModel):
     name_en: str = "Travel policy"
     name_zh: str = "差旅政策"
@@ -152,6 +160,46 @@ class TravelPolicy(BaseModel):
                 if re.search(rf"(?<![a-z]){re.escape(a)}(?![a-z])", low):
                     return gid
             elif a in low:
+                return gid
+        return None
+
+    @property
+    def default_grade(self) -> str:
+        """The grade checked against when none is known: the lowest (the first in the file)."""
+        return self.lowest_grade
+
+    def resolve_grade(self, raw: str | None) -> tuple[str, bool]:
+        """The one way a grade is read (settings, the chat, an application, a claim): ``(grade id, assumed)``.
+
+        ``raw`` is an id, a label or one of the aliases of the policy file ("G3", "g3", "Manager", "经理",
+        "manager"); empty or unknown: ``(default_grade, True)``. Callers say when it is assumed
+        (:func:`navigo_core.policy.grade_note`)."""
+        gid = self.parse_grade(str(raw or "").strip()) if raw else None
+        return (gid, False) if gid is not None else (self.default_grade, True)
+
+    def stated_grade(self, text: str) -> str | None:
+        """The grade a traveller states about themself ("我是经理级", "I'm a director", "my grade is G2"), or None.
+
+        Only right after such a statement, and only a grade's id, label or alias that starts there: "我是来拜访
+        客户经理的" or "I'm meeting the director" name someone else's title, not the traveller's grade."""
+        s = unicodedata.normalize("NFKC", text or "")
+        for m in _STATEMENT.finditer(s):
+            rest = _STATEMENT_FILLER.sub("", s[m.end():m.end() + 40], count=1)
+            gid = self._grade_at_start(rest)
+            if gid is not None:
+                return gid
+        return None
+
+    def _grade_at_start(self, text: str) -> str | None:
+        m = re.match(r"([Gg]\d{1,2})(?![A-Za-z0-9])", text)
+        if m and (gid := self.parse_grade(m.group(1))):
+            return gid
+        low = text.casefold()
+        names = sorted(((a, g.id) for g in self.grade_defs for a in [g.label_en, g.label_zh, *g.aliases] if a),
+                       key=lambda x: -len(x[0]))
+        for alias, gid in names:
+            a = alias.casefold()
+            if low.startswith(a) and (not a.isascii() or not low[len(a):len(a) + 1].isalpha()):
                 return gid
         return None
 
@@ -263,9 +311,9 @@ class TravelPolicy(BaseModel):
 
 
 def _gazetteer_place(name: str) -> Any:
-    try:
-        from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider
+    from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider  # our own module: never hidden
 
+    try:
         found = GazetteerPlaceProvider().search(name, limit=1)
     except Exception:  # noqa: BLE001 - the gazetteer is a best-effort hint here
         return None

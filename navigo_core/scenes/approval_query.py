@@ -21,7 +21,7 @@ def status_line(app: Application, lang: str) -> str:
 
 def handle(message: str, context: GateContext) -> SceneReply:
     lang = context.lang_for(message)
-    service = ApplicationService(store_for(context))
+    service = ApplicationService(store_for(context), settings=context.settings)
     owner = user_of(context)
     apps = service.search(message, owner, statuses=None) or service.list(owner)
     if not apps:

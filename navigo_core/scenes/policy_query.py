@@ -4,8 +4,11 @@
 "出差去杭州能坐一等座吗", "how far ahead must I book": the reply gives the number or the
 allowed class and cites the rule (id + text) in the user's language.
 
-The grade comes from ``settings.employee_grade``, a grade named in the message ("as a G3"),
-or the ``policy_grade`` flow's slots. When it is unknown and the question needs it, the scene
+The grade comes from a grade named in the message ("as a G3"), the ``policy_grade`` flow's slots,
+the conversation's grade (``context.subject["grade"]``, remembered by the chat) or
+``settings.employee_grade`` (read by ``TravelPolicy.resolve_grade``, like everywhere else). A grade the
+traveller gives about themself (the answer to the question, "我是经理级") is handed back in the payload's
+``subject`` for the chat to remember. When it is unknown and the question needs it, the scene
 asks once (flow ``policy_grade``, the question kept in the slots); the answer ("G3", "经理")
 resumes the flow and the original question is answered. The flow then stays open with the
 grade in its slots, so follow-up policy questions in the thread use it.
@@ -150,10 +153,10 @@ def answer(policy: Any, message: str, grade: str | None, lang: str) -> tuple[str
         return (f"{body}\n{t('policy.cite', lang, rule_id=policy.advance_rule_id, rule=policy.advance_text(lang))}",
                 payload | {"rule_id": policy.advance_rule_id, "days": policy.advance_days})
     if topic in ("hotel", "meal", "transport"):
-        body, extra = _amount_answer(policy, topic, city, grade or policy.lowest_grade, lang)
+        body, extra = _amount_answer(policy, topic, city, grade or policy.default_grade, lang)
         return body, payload | extra
     if topic in ("flight", "train"):
-        body, extra = _class_answer(policy, topic, text, city, grade or policy.lowest_grade, lang)
+        body, extra = _class_answer(policy, topic, text, city, grade or policy.default_grade, lang)
         return body, payload | extra
     return t("policy.answer.general", lang, name=policy.name_zh if lang == "zh" else policy.name_en), payload
 
@@ -174,6 +177,7 @@ def handle(message: str, context: GateContext) -> SceneReply:
         lang = slots["lang"]  # a bare answer like "G2" keeps the conversation's language
     question = message
     grade = policy.find_grade(message) or None
+    given = policy.stated_grade(message)  # the traveller's own grade, for the rest of the conversation
     if flow is not None and slots.get("question") and not slots.get("grade"):
         # the answer to "which grade are you?"
         if grade is None:
@@ -184,14 +188,17 @@ def handle(message: str, context: GateContext) -> SceneReply:
                                   flow=flow.model_copy(update={"turns": flow.turns + 1}))
         else:
             question = slots["question"] if topic_of(message) is None else message
+            given = given or grade
     if grade is None:
         grade = slots.get("grade")
     if grade is None:
-        raw = str(getattr(context.settings, "employee_grade", "") or "").strip()
-        grade = policy.parse_grade(raw) if raw else None
+        grade = (context.subject or {}).get("grade") or None
+    if grade is None:
+        found, assumed = policy.resolve_grade(getattr(context.settings, "employee_grade", ""))
+        grade = None if assumed else found
     if grade is None and needs_grade(question):
         if flow is not None and slots.get("asked"):  # asked once already: answer for the lowest grade
-            grade = policy.lowest_grade
+            grade = policy.default_grade
         else:
             return SceneReply(scene_id=SCENE.scene_id, lang=lang, asks=True,
                               text=t("policy.ask_grade", lang, grades=_grades_list(policy, lang)),
@@ -207,6 +214,8 @@ def handle(message: str, context: GateContext) -> SceneReply:
         new_flow = ActiveFlow(flow_id=FLOW_ID, scene_id=SCENE.scene_id,
                               slots={"grade": grade, "asked": True, "lang": lang},
                               turns=(flow.turns + 1) if flow else 0)
+    if given:
+        payload = payload | {"subject": {"grade": given}}
     return SceneReply(scene_id=SCENE.scene_id, text=text, lang=lang, payload=payload | {"question": question},
                       flow=new_flow)
 

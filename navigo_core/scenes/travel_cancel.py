@@ -6,7 +6,14 @@ a city) is read in the ``travel_cancel`` flow. Every cancellation is audited.
 
 from __future__ import annotations
 
-from navigo_core.applications import AmbiguousApplication, ApplicationService, extract_number, store_for, user_of
+from navigo_core.applications import (
+    AmbiguousApplication,
+    Application,
+    ApplicationService,
+    extract_number,
+    store_for,
+    user_of,
+)
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import ActiveFlow, GateContext, SceneDescriptor, SceneReply, SceneRoute
@@ -15,8 +22,8 @@ from navigo_core.understand.places import find_places
 FLOW_ID = "travel_cancel"
 
 
-def pick(service: ApplicationService, message: str, owner: str, flow: ActiveFlow | None, flow_id: str,  # type: ignore[no-untyped-def]
-         subject: str | None = None):
+def pick(service: ApplicationService, message: str, owner: str, flow: ActiveFlow | None, flow_id: str,
+         subject: str | None = None) -> tuple[Application, str]:
     """(application, original request text): the answer in a running flow narrows its candidates.
 
     ``subject``: the application the conversation is about (its number); it is taken when the
@@ -43,7 +50,7 @@ def ask_which(exc: AmbiguousApplication, scene_id: str, flow_id: str, request: s
 
 def handle(message: str, context: GateContext) -> SceneReply:
     lang = context.lang_for(message)
-    service = ApplicationService(store_for(context))
+    service = ApplicationService(store_for(context), settings=context.settings)
     owner = user_of(context)
     flow = context.active_flow
     request = str(flow.slots.get("request", message)) if flow is not None and flow.flow_id == FLOW_ID else message

@@ -60,7 +60,7 @@ def parse_changes(text: str, *, today: date) -> dict[str, Any]:
 
 def handle(message: str, context: GateContext) -> SceneReply:
     lang = context.lang_for(message)
-    service = ApplicationService(store_for(context))
+    service = ApplicationService(store_for(context), settings=context.settings)
     owner = user_of(context)
     flow = context.active_flow
     request = str(flow.slots.get("request", message)) if flow is not None and flow.flow_id == FLOW_ID else message

@@ -5,7 +5,7 @@ A number or a city in the message: that application's card and audit trail; else
 
 from __future__ import annotations
 
-from navigo_core.applications import ApplicationService, card_text, store_for, user_of
+from navigo_core.applications import ApplicationService, audit_lines, card_text, store_for, user_of
 from navigo_core.i18n import t
 from navigo_core.scenes.approval_query import status_line
 from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
@@ -13,13 +13,12 @@ from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneRep
 
 def handle(message: str, context: GateContext) -> SceneReply:
     lang = context.lang_for(message)
-    service = ApplicationService(store_for(context))
+    service = ApplicationService(store_for(context), settings=context.settings)
     owner = user_of(context)
     found = service.search(message, owner, statuses=None)
     if len(found) == 1:
         app = found[0]
-        trail = [t("application.scene.audit_line", lang, at=f"{e.at:%Y-%m-%d %H:%M}", actor=e.actor,
-                   action=t(f"application.action.{e.action}", lang)) for e in service.audit(app.number)]
+        trail = audit_lines(service.audit(app.number), lang)  # who, when, what, what changed
         text = card_text(app, lang) + "\n\n" + t("application.scene.audit_head", lang) + "\n" + "\n".join(
             f"- {line}" for line in trail)
         return SceneReply(scene_id=SCENE.scene_id, text=text, lang=lang,

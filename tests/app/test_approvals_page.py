@@ -58,11 +58,12 @@ def test_approve_with_comment(db_url: str) -> None:
     frames = [df.value for df in at.dataframe]
     all_apps = next(df for df in frames if "Number" in df.columns)
     assert list(all_apps["Status"]) == ["approved"]
-    audit = next(df for df in frames if "Who" in df.columns)
-    assert list(audit["Action"]) == ["created", "submitted", "approved"]
-    last = audit.iloc[-1]
-    assert last["Who"] == "approver" and last["Comment"] == "OK, go ahead"
-    assert "status: submitted, awaiting approval → approved" in last["Changes"]
+    assert not any("Who" in df.columns for df in frames)  # the history is sentences, not a table of dicts
+    history = next(m.value for m in at.markdown if " · created — " in m.value).splitlines()
+    assert [line.split(" · ")[2].split(" — ")[0] for line in history] == ["created", "submitted", "approved"]
+    last = history[-1]
+    assert " · approver · approved — " in last and "comment: “OK, go ahead”" in last
+    assert "status: submitted, awaiting approval → approved" in last
 
 
 def test_reject_needs_a_comment(db_url: str) -> None:

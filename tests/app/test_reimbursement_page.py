@@ -74,7 +74,7 @@ def test_paste_check_and_save(db_url: str) -> None:
 def test_application_flags_items_outside_it(db_url: str) -> None:
     svc = ApplicationService(Store.from_url(db_url))
     app = svc.create(owner="me", cities=["杭州"], aliases=["Hangzhou"], start_date=date(2026, 5, 1),
-                     end_date=date(2026, 5, 1))
+                     end_date=date(2026, 5, 1), purpose="client meeting", origin="上海", estimated_cost=3000)
     svc.submit(app.number, actor="me")
     svc.approve(app.number, approver="boss")
     at = page()

@@ -53,6 +53,11 @@ def test_policy_plan_apply_approve_query_claim(app_server: AppServer, offline_pa
     send(page, "申请5月10日到12日去北京出差，拜访客户")
     expect(last_reply(page)).to_contain_text("TA-")
     number = re.search(r"TA-\d{4}-\d{4}", last_reply(page).inner_text()).group(0)  # type: ignore[union-attr]
+    expect(last_reply(page)).to_contain_text("待补充：出发地、预计费用")  # incomplete: never "符合差旅标准"
+    send(page, "提交")  # refused until the missing fields are given
+    expect(last_reply(page)).to_contain_text("信息不完整，未提交")
+    send(page, "从上海出发，预算5000元")
+    expect(last_reply(page)).to_contain_text("已补充")
     send(page, "提交")
     expect(last_reply(page)).to_contain_text("已提交")
 

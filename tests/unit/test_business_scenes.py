@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from navigo_core.applications import ApplicationService
-from navigo_core.config import get_settings
+from navigo_core.config import Settings
 from navigo_core.scenes import GateContext, handle_message
 from navigo_core.store import Store
 
@@ -20,8 +20,7 @@ def store(tmp_path: Path) -> Store:
 
 
 def ctx(store: Store, flow=None) -> GateContext:  # type: ignore[no-untyped-def]
-    # the gate copies the context (dataclasses.replace), so the store is reached through the settings' URL
-    return GateContext(settings=get_settings(database_url=str(store.engine.url)), active_flow=flow)
+    return GateContext(settings=Settings(database_url=str(store.engine.url)), store=store, active_flow=flow)
 
 
 def say(store: Store, text: str, flow=None):  # type: ignore[no-untyped-def]
@@ -31,7 +30,8 @@ def say(store: Store, text: str, flow=None):  # type: ignore[no-untyped-def]
 def app_for(store: Store, city: str, aliases: list[str], status: str = "draft"):  # type: ignore[no-untyped-def]
     svc = ApplicationService(store)
     start = date.today() + timedelta(days=20)
-    app = svc.create(owner="me", cities=[city], aliases=aliases, start_date=start, end_date=start + timedelta(days=2))
+    app = svc.create(owner="me", cities=[city], aliases=aliases, start_date=start, end_date=start + timedelta(days=2),
+                     purpose="client meeting", origin="上海", estimated_cost=3000)  # complete: it can be submitted
     if status in ("submitted", "approved"):
         app = svc.submit(app.number, actor="me")
     if status == "approved":
@@ -41,7 +41,7 @@ def app_for(store: Store, city: str, aliases: list[str], status: str = "draft"):
 
 @pytest.mark.parametrize("text, submit, word", [
     ("申请下个月10日到12日从上海去杭州出差，拜访客户，预算3000元", "提交", "出差申请"),
-    ("New travel application: from Shanghai to Hangzhou, next month 10th to 12th, client meeting, budget 3000 CNY",
+    ("New travel application: from Shanghai to Hangzhou, May 10 to 12, client meeting, budget 3000 CNY",
      "submit", "Travel application"),
 ])
 def test_application_drafts_then_submits(store: Store, text: str, submit: str, word: str) -> None:
@@ -141,7 +141,8 @@ def test_reimbursement_checks_one_item(store: Store, text: str, expected: str) -
 def test_reimbursement_covered_by_approved_application(store: Store) -> None:
     svc = ApplicationService(store)
     y = date.today() - timedelta(days=1)
-    app = svc.create(owner="me", cities=["上海"], aliases=["上海", "Shanghai"], start_date=y - timedelta(days=1), end_date=y)
+    app = svc.create(owner="me", cities=["上海"], aliases=["上海", "Shanghai"], start_date=y - timedelta(days=1), end_date=y,
+                     purpose="client meeting", origin="北京", estimated_cost=3000)
     svc.approve(svc.submit(app.number, actor="me").number, approver="boss")
     _, reply = say(store, "报销昨天在上海的出租车费 85 元")
     assert app.number in reply.text and reply.payload["application"] == app.number

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from navigo_core.applications import ApplicationService, PolicyUnavailable, policy_and_grade
-from navigo_core.config import get_settings
+from navigo_core.config import Settings
 from navigo_core.expenses import ExpenseItem, check_items
 from navigo_core.policy import DEFAULT_POLICY_FILE, PolicyError, load_policy, policy_status
 from navigo_core.policy.models import MAX_AMOUNT
@@ -48,7 +48,7 @@ def store(tmp_path: Path) -> Store:
 
 
 def say(store: Store, text: str, flow: Any = None) -> Any:
-    context = GateContext(settings=get_settings(database_url=str(store.engine.url)), active_flow=flow)
+    context = GateContext(settings=Settings(database_url=str(store.engine.url)), store=store, active_flow=flow)
     return handle_message(text, context)
 
 
@@ -69,7 +69,8 @@ def test_a_policy_deleted_while_running_refuses_drafting(store: Store, policy_fi
 
 def test_a_policy_deleted_while_running_refuses_submitting(store: Store, policy_file: Path) -> None:
     start = date.today() + timedelta(days=1)
-    _, drafted = say(store, f"New travel application to Beijing on {start:%B} {start.day}, client meeting")
+    _, drafted = say(store, f"New travel application from Shanghai to Beijing on {start:%B} {start.day}, client meeting, "
+                            "budget 5000 CNY")  # complete: only the excess's justification is asked for
     number = drafted.payload["application"]["number"]
     policy_file.unlink()
     _, asked = say(store, "submit", drafted.flow)  # the excess needs a justification first
@@ -88,7 +89,8 @@ def test_a_broken_policy_refuses_the_claim_check_in_the_chat(store: Store, polic
 
 
 def test_the_services_fail_closed_too(store: Store, policy_file: Path) -> None:
-    service = ApplicationService(store)
+    settings = Settings(travel_policy_file=str(policy_file))
+    service = ApplicationService(store, settings=settings)
     app = service.create(owner="me", cities=["Hangzhou"], start_date=date.today() + timedelta(days=30))
     policy_file.unlink()
     with pytest.raises(PolicyUnavailable):
@@ -97,7 +99,7 @@ def test_the_services_fail_closed_too(store: Store, policy_file: Path) -> None:
         service.create_from_text("apply for a business trip to Hangzhou", owner="me", places=GazetteerPlaceProvider(),
                                  today=date.today())
     with pytest.raises(PolicyUnavailable):
-        policy_and_grade(GateContext(settings=get_settings()))
+        policy_and_grade(GateContext(settings=settings))
     item = ExpenseItem(date=date.today(), city="Shanghai", category="transport", amount=85, receipt=True)
     with pytest.raises(PolicyUnavailable) as exc:
         check_items([item], None, "")
