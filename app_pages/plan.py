@@ -20,7 +20,7 @@ from navigo_core.planner.form import request_text
 from navigo_core.maps import build_route_map
 from navigo_core.maps.daymap import DayMap, day_maps
 from navigo_core.planner.state import PlannerState
-from navigo_core.planner.supervisor import plan, resume
+from navigo_core.planner.supervisor import interrupted, plan, replay, resume, started
 from ui.context import choice, gate_context, lang, leaflet_prefix, planner_deps, settings, show_error, store, tr
 from ui.markdown import escape_markdown, safe_markdown
 from ui.progress import run_with_progress
@@ -29,43 +29,59 @@ S = st.session_state
 L = lang()
 
 
-def _run(text: str, *, previous: PlannerState | None = None) -> bool:
-    """Plan ``text``, show progress live, save a version, and keep the previous version for comparison."""
-    try:
-        state = run_with_progress(lambda on_event: plan(text, planner_deps(), on_event=on_event),
-                                  label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
-    except NavigoError as exc:
-        show_error(exc)
-        return False
-    _keep(state, previous)
-    return True
-
-
-def _keep(state: PlannerState, previous: PlannerState | None) -> None:
-    plan_id = S.get("plan.id") if previous is not None else None
-    S["plan.previous"] = previous
-    S["plan.state"] = state  # shown even when it cannot be saved
+def _save(state: PlannerState, plan_id: str | None) -> str | None:
+    """Save ``state`` as the next version of ``plan_id`` (None: a new plan); its id, or None on a storage
+    fault (one sentence and what to do; the page goes on without saving)."""
     try:
         S["plan.id"], S["plan.version"] = store().plans.save(plan_id, state.natural_language,
                                                              state.model_dump(mode="json"))
-    except NavigoError as exc:  # a storage fault: one sentence and what to do
+        return str(S["plan.id"])
+    except NavigoError as exc:
         show_error(exc)
+        return plan_id
+
+
+def _run(text: str, *, previous: PlannerState | None = None, plan_id: str | None = None,
+         interrupted_state: PlannerState | None = None) -> bool:
+    """Plan ``text``, show progress live, save a version, and keep the previous version for comparison.
+    The request is saved before the agents start (a restart meanwhile leaves it to retry, not lost);
+    ``interrupted_state``: run that saved request again (its answers too) as the next version of ``plan_id``."""
+    try:
+        pending = interrupted_state or started(text)
+    except NavigoError as exc:
+        show_error(exc)
+        return False
+    if interrupted_state is None:
+        plan_id = _save(pending, S.get("plan.id") if previous is not None else None)
+    try:
+        work = (lambda on_event: replay(pending, planner_deps(), on_event=on_event)) if interrupted_state is not None \
+            else (lambda on_event: plan(text, planner_deps(), on_event=on_event))
+        state = run_with_progress(work, label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
+    except NavigoError as exc:
+        show_error(exc)
+        return False
+    S["plan.previous"] = previous
+    S["plan.state"] = state  # shown even when it cannot be saved
+    _save(state, plan_id)
+    return True
 
 
 def _resume(answer: str) -> None:
     state: PlannerState = S["plan.state"]
+    try:
+        pending = started("", previous=state, answer=answer)
+    except NavigoError as exc:
+        show_error(exc)
+        return
+    plan_id = _save(pending, S.get("plan.id"))  # the answer is kept before the agents run
     try:
         new = run_with_progress(lambda on_event: resume(state, answer, planner_deps(), on_event=on_event),
                                 label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
     except NavigoError as exc:
         show_error(exc)
         return
-    plan_id = S.get("plan.id")
     S["plan.state"] = new
-    try:
-        S["plan.id"], S["plan.version"] = store().plans.save(plan_id, new.natural_language, new.model_dump(mode="json"))
-    except NavigoError as exc:  # a storage fault: one sentence and what to do
-        show_error(exc)
+    _save(new, plan_id)
 
 
 def _open_saved() -> None:
@@ -78,8 +94,41 @@ def _open_saved() -> None:
         S["plan_text"] = saved["request_text"]
 
 
+# ---------- a request the app stopped during (a restart): offer to run it again ----------
+def _load_interrupted() -> None:
+    """A fresh session (e.g. after a restart) opens the newest saved plan when it never finished, with its
+    request back in the text box: nothing typed is lost. Once per session, before the widgets exist."""
+    if S.get("plan.checked_interrupted") or "plan.state" in S:
+        return
+    S["plan.checked_interrupted"] = True
+    try:
+        newest = next(iter(store().plans.list(limit=1)), None)
+        row = store().plans.get(newest["id"]) if newest else None
+        saved_state = PlannerState.model_validate(row["state"]) if row else None
+    except (NavigoError, ValueError):  # no store, or a version this release cannot read: nothing to offer
+        return
+    if row is None or saved_state is None or not interrupted(saved_state):
+        return
+    S["plan.state"] = saved_state
+    S["plan.id"], S["plan.version"] = row["id"], row["version"]
+    S.setdefault("plan_text", row["request_text"])
+
+
+def _interrupted_notice() -> None:
+    saved_state: PlannerState | None = S.get("plan.state")
+    if saved_state is None or not interrupted(saved_state):
+        return
+    with st.container(border=True, key="plan_interrupted"):
+        st.warning(tr("plan.page.interrupted", text=escape_markdown(saved_state.natural_language[:200])), icon="⏸️")
+        if st.button(tr("plan.page.retry"), key="plan_retry", type="primary"):
+            if _run(saved_state.natural_language, plan_id=S.get("plan.id"), interrupted_state=saved_state):
+                st.rerun()
+
+
 # ---------- hand-off from the chat: pre-fill and run ----------
 prefill = S.pop("plan.prefill", None)
+if not prefill:
+    _load_interrupted()
 if prefill:
     S["plan_text"] = prefill
     S["plan_input_mode"] = "text"
@@ -122,6 +171,8 @@ col_run, col_refine = st.columns([1, 1])
 run_clicked = col_run.button(tr("plan.page.run"), key="plan_run", type="primary", width="stretch")
 refine_clicked = col_refine.button(tr("plan.page.refine"), key="plan_refine", width="stretch",
                                    disabled="plan.state" not in S, help=tr("plan.page.refine_help"))
+if not prefill and not (run_clicked or refine_clicked):
+    _interrupted_notice()
 if prefill:
     if _run(prefill):
         st.rerun()
@@ -173,8 +224,14 @@ def _day_map(m: DayMap | None, *, key: str) -> None:
                     st.link_button(label, urls[0])
 
 
-def render(state: PlannerState, *, key: str) -> None:
-    """Every section of one plan version."""
+def budget_amount(amount: float, currency: str) -> str:
+    """``2,628 CNY`` / ``385.84 CNY``: the whole number, kept on one line (a non-breaking space)."""
+    number = f"{amount:,.0f}" if round(amount, 2) == round(amount) else f"{amount:,.2f}"
+    return f"{number}\u00a0{currency}"
+
+
+def render(state: PlannerState, *, key: str, side_by_side: bool = False) -> None:
+    """Every section of one plan version; ``side_by_side``: drawn in a half-width column (Refine)."""
     if state.status == "refused":
         st.error(safe_markdown(state.final_plan.summary) if state.final_plan else tr("plan.page.refused"), icon="🛡️")
         return
@@ -231,7 +288,8 @@ def render(state: PlannerState, *, key: str) -> None:
                 st.caption(tr("plan.page.weather_line", summary=summary, provider=w.provider) if w.available
                            else tr("plan.page.no_forecast", summary=summary))
             for a in d.activities:
-                st.markdown(f"- {safe_markdown(a.title)}" + (f" ({tr('plan.page.indoor')})" if a.indoor else ""))
+                st.markdown(f"- {safe_markdown(a.title)}" + (f" ({tr('plan.page.indoor')})" if a.indoor else "")
+                            + (f" · {tr('pois.from_source', source=escape_markdown(a.source))}" if a.source else ""))
             for n in d.notes:
                 st.caption(safe_markdown(n))
             _day_map(day_maps_of.get(d.day), key=f"{key}_map_{d.day}")
@@ -242,9 +300,16 @@ def render(state: PlannerState, *, key: str) -> None:
         df = pd.DataFrame([{tr("plan.page.col.category"): t(f"plan.budget.{ln.category}", L),
                             tr("plan.page.col.formula"): ln.formula,
                             tr("plan.page.col.amount"): round(ln.amount, 2)} for ln in b.lines])
-        c1, c2 = st.columns([3, 2])
+        # a static table, not a grid: its cells wrap the long formulas instead of clipping the amounts
+        # (issue 15); the amount never wraps (a non-breaking space before the currency)
+        table = pd.DataFrame([{tr("plan.page.col.category"): escape_markdown(t(f"plan.budget.{ln.category}", L)),
+                               tr("plan.page.col.formula"): escape_markdown(ln.formula),
+                               tr("plan.page.col.amount"): escape_markdown(budget_amount(ln.amount, ln.currency))}
+                              for ln in b.lines])
+        # beside another version (Refine) the half-width column is too narrow to split: the chart goes below
+        c1, c2 = (st.container(), st.container()) if side_by_side else st.columns([3, 2])
         with c1, st.container(key=f"{key}_budget_table"):
-            st.dataframe(df, hide_index=True, width="stretch")
+            st.table(table, hide_index=True)
             st.caption(tr("plan.page.budget_total", total=f"{b.total:,.0f}", currency=b.currency,
                           budget=f"{b.budget:,.0f}" if b.budget else "—"))
         with c2, st.container(key=f"{key}_budget_chart"):
@@ -289,10 +354,10 @@ if state is not None and state.status in ("done", "refused"):
         left, right = st.columns(2)
         with left:
             st.markdown(f"##### {tr('plan.page.previous')}")
-            render(previous, key="plan_prev")
+            render(previous, key="plan_prev", side_by_side=True)
         with right:
             st.markdown(f"##### {tr('plan.page.current')}")
-            render(state, key="plan_cur")
+            render(state, key="plan_cur", side_by_side=True)
     else:
         render(state, key="plan_cur")
     if state.status == "done":
@@ -306,7 +371,7 @@ if state is not None and state.status in ("done", "refused"):
         if st.button(tr("plan.page.apply"), key="plan_apply", help=tr("plan.page.apply_help")):
             try:
                 policy, grade, _assumed = policy_and_grade(gate_context())
-                app = ApplicationService(store()).create_from_plan(
+                app = ApplicationService(store(), settings=settings()).create_from_plan(
                     state, owner="me", purpose=state.natural_language[:200], policy=policy, grade=grade,
                     plan_id=S.get("plan.id"), today=date.today())
                 st.success(tr("plan.page.applied", number=app.number), icon="📝")

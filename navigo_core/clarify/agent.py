@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from navigo_core.clarify.checks import reply_problems, summary_problems
-from navigo_core.clarify.models import ClarifyState, HistoryTurn, Summary, Turn
+from navigo_core.clarify.models import ClarifyState, HistoryTurn, Mode, Summary, Turn
 from navigo_core.clarify.parsing import block_start, held_back, parse_reply
+from navigo_core.config import Settings
 from navigo_core.errors import LLMError, describe_failure
 from navigo_core.understand.checks import has_question
 from navigo_core.i18n import detect_lang, t
+from navigo_core.i18n.markdown import question_list
 from navigo_core.planner.form import request_text as form_request_text
 from navigo_core.planner.request import DEFAULT_CURRENCY, TravelRequest, apply_answer, parse_request, question_for
 from navigo_core.understand import interest_label
@@ -338,14 +340,11 @@ def _advance(state: ClarifyState, text: str, turn: Turn, req: TravelRequest | No
 # --- the agent ------------------------------------------------------------------------
 
 class ClarifyAgent:
-    """``llm`` None: offline mode only. ``places``: a PlaceProvider (default: from the settings)."""
+    """``settings``: the caller's Settings (required; the agent never reads the global settings). ``llm`` None:
+    offline mode only. ``places``: a PlaceProvider (default: the one ``settings`` select)."""
 
-    def __init__(self, settings: Any = None, *, llm: Any = None, places: Any = None, today: date | None = None,
+    def __init__(self, settings: Settings, *, llm: Any = None, places: Any = None, today: date | None = None,
                  max_rounds: int | None = None) -> None:
-        if settings is None:
-            from navigo_core.config import get_settings
-
-            settings = get_settings()
         if places is None:
             from navigo_core.providers.places import make_place_provider
 
@@ -361,7 +360,7 @@ class ClarifyAgent:
         return self._today or date.today()
 
     def start(self, thread_id: str = "", text: str = "", *, lang: str | None = None,
-              mode: str | None = None) -> ClarifyState:
+              mode: Mode | None = None) -> ClarifyState:
         """A new state (mode ``llm`` when an LLM is configured, else ``offline``)."""
         default = getattr(self.settings, "default_language", "en")
         return ClarifyState(thread_id=thread_id, lang=lang or detect_lang(text, default=default),
@@ -479,8 +478,8 @@ class ClarifyAgent:
         offline, quick, _asked = self.ask(state, req)
         if content:
             checks.append("reply:no_question")
-            questions = " ".join(f"❓ {q}" for q in self._questions(req, _missing(req)[:2], lang)[0])
-            return Turn(status="asking", content=f"{content} {questions}".strip(), quick_replies=quick, checks=checks)
+            questions = question_list(self._questions(req, _missing(req)[:2], lang)[0])
+            return Turn(status="asking", content=f"{content}\n\n{questions}".strip(), quick_replies=quick, checks=checks)
         checks.append("reply:offline")
         return Turn(status="asking", content=offline, quick_replies=quick, checks=checks)
 
@@ -490,7 +489,9 @@ class ClarifyAgent:
         asked = _missing(req)[:2]
         texts, quick = self._questions(req, asked, lang)
         lead = t("clarify.intro", lang) if state.rounds == 0 else t("clarify.noted", lang)
-        return " ".join([lead, *_so_far(req, lang), *[f"❓ {q}" for q in texts]]), quick, asked
+        # what is known as one paragraph, then the questions one per line (a numbered list when several)
+        intro = ("" if lang == "zh" else " ").join([lead, *_so_far(req, lang)])
+        return (f"{intro}\n\n{question_list(texts)}" if texts else intro), quick, asked
 
     def repair(self, raw: str, error: str) -> Summary | None:
         """One repair request for an invalid summary block (None when that fails too)."""

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from navigo_core.i18n.markdown import end_lists
+
 TurnStatus = Literal["asking", "done", "error"]
 Mode = Literal["llm", "offline"]
 
@@ -48,6 +50,12 @@ class Turn(BaseModel):
     quick_replies: list[str] = Field(default_factory=list)
     error: str | None = None  # a readable message when status is error
     checks: list[str] = Field(default_factory=list)  # LLM mode: what was checked and why model text was replaced
+
+    @field_validator("content")
+    @classmethod
+    def _lists_end(cls, content: str) -> str:
+        """A sentence after a list (the model's or ours) is its own paragraph, never glued to the last bullet."""
+        return end_lists(content)
 
     def frame(self) -> dict[str, Any]:
         """The CLI's JSON status frame, exactly ``{"status", "content", "summary"?}``: the summary

@@ -76,7 +76,8 @@ def to_markdown(state: PlannerState, lang: str | None = None) -> str:
         L += [f"## {t('planner.md.itinerary', lang)}", ""]
         for d in state.itinerary:
             L += [f"### {t('planner.md.day', lang, n=d.day)} — {d.date} · {d.city}", ""]
-            L += [f"- {a.title}" for a in d.activities] + [f"- _{n}_" for n in d.notes] + [""]
+            L += [f"- {a.title}" + (f" ({t('pois.from_source', lang, source=a.source)})" if a.source else "")
+                  for a in d.activities] + [f"- _{n}_" for n in d.notes] + [""]
     b = state.budget
     if b is not None:
         L += [f"## {t('planner.md.budget', lang)}", "", "| category | formula | amount |", "|---|---|---|"]

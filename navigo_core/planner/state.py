@@ -53,6 +53,7 @@ class Activity(BaseModel):
     flight_id: str | None = None  # arrival/departure transfers: the flight they refer to
     lat: float | None = Field(default=None, ge=-90, le=90)  # a real place of the catalogue (day maps)
     lon: float | None = Field(default=None, ge=-180, le=180)
+    source: str = ""  # where a real place came from when not the catalogue ("OpenStreetMap"); shown with it
 
 
 class ItineraryDay(BaseModel):

@@ -162,3 +162,39 @@ def test_ambiguous_destination_asks_which_then_continues(plan_env: Path) -> None
     assert "Springfield" in text and "Illinois" in text
     state = at.session_state["plan.state"]
     assert state.status == "done" and state.user_request.destination.admin == "Illinois"
+
+
+def test_the_request_is_saved_before_planning_and_an_interrupted_one_offers_retry(
+        plan_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14, durability: the Plan page lost the request that was running when the app restarted.
+    Now the request is saved before the agents start; after a restart the page offers to run it again."""
+    import navigo_core.planner.supervisor as supervisor
+    from navigo_core.store import Store
+
+    url = f"sqlite:///{plan_env / 'plan.db'}"
+    seen: list[list[dict]] = []
+    plan_for_real = supervisor.plan
+
+    def dies(text, deps, *, on_event=None):  # the app stops while the agents run
+        seen.append(Store.from_url(url).plans.list())
+        raise RuntimeError("the server process was killed")
+
+    monkeypatch.setattr(supervisor, "plan", dies)
+    at = page()
+    at.text_area(key="plan_text").input(EN)
+    at.button(key="plan_run").click().run()
+    assert at.exception  # the stand-in for the killed process
+    assert seen and seen[0][0]["request_text"] == EN  # saved before planning started
+    monkeypatch.setattr(supervisor, "plan", plan_for_real)
+    st.cache_resource.clear()
+
+    after = page()  # a new session after the restart
+    assert not after.exception, after.exception
+    assert any(EN[:40] in w.value for w in after.warning)
+    assert after.text_area(key="plan_text").value == EN  # nothing typed is lost
+    after.button(key="plan_retry").click().run()
+    assert not after.exception, after.exception
+    assert any(s.value in ("Summary", "概要") for s in after.subheader)
+    assert not any(EN[:40] in w.value for w in after.warning)
+    saved = Store.from_url(url).plans.list()
+    assert len(saved) == 1 and saved[0]["version"] == 2  # the retry finished the same plan

@@ -43,7 +43,7 @@ def test_one_message_shows_every_layer_and_the_scene(lab_env: Path) -> None:
     decision = " ".join(m.value for m in at.markdown)
     assert "flight_search" in decision and "scene" in decision
     # the event was stored and the aggregate charts appear
-    assert any("1 messages routed" in c.value for c in at.caption)
+    assert any("Messages routed: 1" in c.value for c in at.caption)  # not "1 messages routed"
 
 
 def test_out_of_scope_goes_to_l3_offline(lab_env: Path) -> None:

@@ -24,8 +24,27 @@ PAGES = ["app_pages/chat.py", "app_pages/plan.py", "app_pages/route.py", "app_pa
 
 
 def test_streamlit_shows_no_error_details() -> None:
+    """An uncaught error shows Streamlit's short notice only: no traceback, no path, no message. (The legacy
+    ``false`` means "stacktrace" in Streamlit 1.67: file paths and source lines stayed on screen.)"""
+    from streamlit import config as st_config
+    from streamlit.elements import exception as st_exception
+    from streamlit.proto.Exception_pb2 import Exception as ExceptionProto
+
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
-    assert config["client"]["showErrorDetails"] is False
+    value = config["client"]["showErrorDetails"]
+    assert value == "none"
+    before = st_config.get_option("client.showErrorDetails")
+    st_config.set_option("client.showErrorDetails", value)
+    try:
+        try:
+            raise ImportError(f"cannot import name 'x' from {ROOT / 'navigo_core' / 'x.py'}")
+        except ImportError as exc:
+            proto = ExceptionProto()
+            st_exception.marshall(proto, exc, apply_show_error_details=True)
+    finally:
+        st_config.set_option("client.showErrorDetails", before)
+    assert list(proto.stack_trace) == [] and not proto.type
+    assert str(ROOT) not in proto.message and "ImportError" not in proto.message
 
 
 @pytest.fixture

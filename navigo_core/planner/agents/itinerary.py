@@ -4,20 +4,39 @@ Rules: the arrival day is light (check-in + at most ``arrival_day_activities``);
 departure day holds only check-out and the transfer; HIGH-risk weather days get indoor
 activities only; interests are taken in turn, so they spread across days; no activity
 appears twice. A city without place data in the catalogue gets kinds of activity ("a museum of
-your choice"), and the first day says so. Owns: ``itinerary``.
+your choice"), and the first day says so — unless an online POI provider is on (POI_ONLINE=true,
+``deps.pois``): then its named places near the city (museums, sights, parks, viewpoints) are used
+first, as real places with coordinates and their source ("OpenStreetMap"). Every name is scanned
+for prompt injection and unsafe output first; a flagged one is dropped, never shown. A provider
+failure falls back to the kinds of activity with a note (never a traceback, never an invented
+place). The offline default sends no request. Owns: ``itinerary``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from navigo_core.planner.agents._common import city_name, data, entry, known_interest, lang_of, t
+from navigo_core.errors import NavigoError, ProviderHTTPError, ProviderTimeout, describe_failure
+from navigo_core.planner.agents._common import city_name, data, entry, known_interest, lang_of, required, t
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import Activity, ItineraryDay, PlannerState
+from navigo_core.security import detect_unsafe_output
+from navigo_core.security.provider_text import scan_provider_text
 
 NAME = "itinerary"
 LATE_ARRIVAL_HOUR = 17
+
+#: kind of an online place → (the interests it serves besides "general", whether it is indoors)
+POI_KINDS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "museum": (("culture", "family"), True),
+    "gallery": (("art", "culture"), True),
+    "historic": (("culture",), False),
+    "attraction": ((), False),
+    "viewpoint": (("nature", "hiking"), False),
+    "park": (("nature", "family"), False),
+}
 
 
 def ready(state: PlannerState) -> bool:
@@ -29,23 +48,28 @@ def ready(state: PlannerState) -> bool:
 class _Picker:
     """Hands out catalogue activities without repeats, interests in turn."""
 
-    def __init__(self, interests: list[str], city_key: str, city: str, lang: str) -> None:
+    def __init__(self, interests: list[str], city_key: str, city: str, lang: str,
+                 online: dict[str, list[dict[str, Any]]] | None = None) -> None:
         cat = data("activities")
         self.lang, self.city = lang, city
         self.order = [k for k in interests if known_interest(k)] or ["general"]
+        if online and "general" not in self.order:  # real sights take a turn beside the interests
+            self.order.append("general")
         self.pools: dict[str, list[dict[str, Any]]] = {}
         city_rows = (cat.get("cities") or {}).get(city_key, {})
         for key in [*self.order, "general"]:
-            self.pools[key] = [*city_rows.get(key, []), *cat["activities"].get(key, [])]
+            self.pools[key] = [*(online or {}).get(key, []), *city_rows.get(key, []), *cat["activities"].get(key, [])]
         self.indoor_alt = list(cat["indoor_alternatives"])
         self.used: set[str] = set()
         self.turn = 0
 
     def _make(self, row: dict[str, Any], interest: str) -> Activity:
         self.used.add(row["id"])
-        title = str(row.get(self.lang) or row["en"]).replace("{city}", self.city)
+        title = str(row.get(self.lang) or row["en"])
+        if not row.get("source"):  # catalogue text; a provider's name is used as given
+            title = title.replace("{city}", self.city)
         return Activity(id=row["id"], title=title, interest=interest, indoor=bool(row.get("indoor")),
-                        lat=row.get("lat"), lon=row.get("lon"))
+                        lat=row.get("lat"), lon=row.get("lon"), source=str(row.get("source") or ""))
 
     def pick(self, *, indoor_only: bool) -> Activity | None:
         n = len(self.order)
@@ -71,20 +95,99 @@ def _flight_label(f: Any) -> str:
     return f"{f.origin}→{f.destination}"
 
 
+@dataclass
+class _Online:
+    """What the online POI provider gave for a city: picker rows per interest, the log, a fallback note."""
+
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    source: str = ""
+    evidence: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+def _destination_point(state: PlannerState) -> tuple[float, float] | None:
+    cands = state.destination_candidates or []
+    for ref in [*cands[:1], getattr(state.user_request, "destination", None)]:
+        lat, lon = getattr(ref, "lat", None), getattr(ref, "lon", None)
+        if lat is not None and lon is not None:
+            return float(lat), float(lon)
+    return None
+
+
+def _failure_text(exc: NavigoError, lang: str) -> str:
+    """Why the online search failed, in our words only: a server's own text (an error body, a remark)
+    is untrusted provider text and never reaches the plan."""
+    if isinstance(exc, ProviderTimeout) or exc.code == "provider.unreachable":
+        return exc.message(lang)  # our template, the provider's display name, seconds, the configured URL
+    if isinstance(exc, ProviderHTTPError):
+        return t("pois.failed_http", lang, status=exc.params.get("status", "?"))
+    return t("pois.failed_reply", lang)
+
+
+def online_places(state: PlannerState, deps: PlannerDeps, city: str, lang: str) -> _Online:
+    """Named places near the destination from ``deps.pois`` (nothing, and no request, when it is offline).
+
+    Names flagged by the injection or unsafe-output rules are dropped (their flags logged); a provider
+    failure gives no rows, the ``PLACES_UNAVAILABLE`` flag and a note for the first day.
+    """
+    provider = getattr(deps, "pois", None)
+    if provider is None or not getattr(provider, "online", False):
+        return _Online()
+    source = str(getattr(provider, "source", "") or getattr(provider, "name", "online"))
+    out = _Online(source=source)
+    point = _destination_point(state)
+    if point is None:
+        out.evidence.append("online places: no coordinates for the destination; none asked for")
+        return out
+    try:
+        pois = provider.nearby(point[0], point[1], lang=lang)
+    except NavigoError as exc:
+        out.flags.append("PLACES_UNAVAILABLE")
+        out.evidence.append(f"online places ({provider.name}) failed: {describe_failure(exc)}")
+        out.note = t("pois.note_failed", lang, source=source, detail=_failure_text(exc, lang))
+        return out
+    except Exception as exc:  # a broken provider must cost the places, never the itinerary
+        out.flags.append("PLACES_UNAVAILABLE")
+        out.evidence.append(f"online places ({provider.name}) failed: {type(exc).__name__}")
+        out.note = t("pois.note_failed", lang, source=source, detail=t("pois.failed_reply", lang))
+        return out
+    dropped = 0
+    for poi in pois:
+        found = [*scan_provider_text([poi.name]), *detect_unsafe_output(poi.name)]
+        if found:  # provider text that tries to instruct, or unsafe: never shown, never passed on
+            dropped += 1
+            out.flags.extend(f for f in found if f not in out.flags)
+            continue
+        interests, indoor = POI_KINDS.get(poi.kind, ((), False))
+        row = {"id": poi.id, "en": poi.name, "zh": poi.name, "indoor": indoor, "lat": poi.lat, "lon": poi.lon,
+               "source": poi.source or source}
+        for key in (*interests, "general"):
+            out.rows.setdefault(key, []).append(row)
+    kept = len(pois) - dropped
+    out.evidence.append(f"online places ({provider.name}, {source}): {len(pois)} found, {kept} kept, "
+                        f"{dropped} dropped (provider text flagged)")
+    if not kept:
+        out.note = t("pois.note_none", lang, source=source, city=city)
+    return out
+
+
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
-    req = state.user_request
-    prefs = state.preferences
+    req = required(state.user_request, "the user request")
+    prefs = required(state.preferences, "the preferences")
     lang = lang_of(state)
-    start, end = req.start_date, req.end_date  # type: ignore[union-attr]
+    start, end = required(req.start_date, "the start date"), required(req.end_date, "the end date")
     n = (end - start).days + 1
     city = city_name(state, lang)
     cands = state.destination_candidates or []
-    city_key = (cands[0].name if cands else getattr(req.destination, "name", "")).casefold()  # type: ignore[union-attr]
-    picker = _Picker(prefs.prioritized_interests, city_key, city, lang)  # type: ignore[union-attr]
+    city_key = (cands[0].name if cands else getattr(req.destination, "name", "")).casefold()
+    has_places = city_key in (data("activities").get("cities") or {})
+    online = _Online() if has_places else online_places(state, deps, city, lang)
+    picker = _Picker(prefs.prioritized_interests, city_key, city, lang, online.rows)
     plan_cfg = data("planning")
-    per_day = int(plan_cfg["activities_per_day"].get(prefs.preferred_pace, 2))  # type: ignore[union-attr]
+    per_day = int(plan_cfg["activities_per_day"].get(prefs.preferred_pace, 2))
     risk = {w.date: w.risk for w in state.weather or [] if w.available}
     out_flight = state.flight_by_id(state.recommended_flight_id)
     back_flight = state.flight_by_id(state.recommended_return_flight_id)
@@ -135,13 +238,19 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
                                  activities=acts, notes=notes))
     if not risk:
         days[0].notes.append(t("planner.itin.note_no_forecast", lang))
-    if city_key not in (data("activities").get("cities") or {}):  # generic kinds of activity, said plainly
-        days[0].notes.append(t("planner.itin.note_no_places", lang, city=city))
+    if not has_places:
+        if any(a.source for d in days for a in d.activities):  # real places from the online provider
+            days[0].notes.append(t("pois.note_online", lang, city=city, source=online.source))
+        else:  # generic kinds of activity, said plainly (and why, when the online search failed)
+            days[0].notes.append(t("planner.itin.note_no_places", lang, city=city))
+            if online.note:
+                days[0].notes.append(online.note)
     update: dict[str, Any] = {"itinerary": days}
     n_acts = sum(1 for d in days for a in d.activities if a.kind == "activity")
-    update.update(entry(NAME, deps, input_summary=f"{city}, {start}–{end}, interests {prefs.prioritized_interests}",  # type: ignore[union-attr]
+    update.update(entry(NAME, deps, input_summary=f"{city}, {start}–{end}, interests {prefs.prioritized_interests}",
                         evidence=[f"outbound offers: {len(state.flight_options or [])}, return offers: "
                                   f"{len(state.return_flight_options)}", f"HIGH-risk days: {high_days}",
-                                  f"pace: {prefs.preferred_pace}"],  # type: ignore[union-attr]
+                                  f"pace: {prefs.preferred_pace}", *online.evidence],
+                        risk_flags=online.flags,
                         output_summary=f"{len(days)} day(s), {n_acts} activities"))
     return update
