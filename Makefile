@@ -7,7 +7,7 @@ PORT ?= 8501
 # make run listens on this address only; HOST=0.0.0.0 make run serves other machines too
 HOST ?= 127.0.0.1
 
-.PHONY: run test test-fast bench chromium postgresql clean model
+.PHONY: run test test-fast bench chromium postgresql clean model screenshots
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,7 +43,13 @@ test: $(VENV)/.dev chromium postgresql
 test-fast: $(VENV)/.dev postgresql
 	$(PY) -m pytest -m "not e2e"
 
-bench: $(VENV)/.dev postgresql
+# Every page in English and 中文 at 1280 and 1024 px into docs/screenshots/ (an offline app on a free port
+# with a throw-away database; see scripts/screenshots.py).
+screenshots: $(VENV)/.dev chromium
+	$(PY) scripts/screenshots.py
+
+bench: $(VENV)/.dev postgresql chromium
+	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_store_concurrency.py
 	$(PY) benchmarks/bench_solver.py
 	$(PY) benchmarks/bench_upstream.py

@@ -5,11 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from navigo_core.store import StoreError
-from ui.context import lang, leaflet_prefix, tr
+from ui.context import lang, tr, warm_up
 from ui.sidebar import render_sidebar
 
 st.set_page_config(page_title="NaviGo Workbench", page_icon="🧭", layout="wide")
-leaflet_prefix()  # serve Leaflet locally before any map renders
 render_sidebar()
 
 pages = [
@@ -24,3 +23,5 @@ try:
     st.navigation(pages).run()
 except StoreError as exc:  # a database fault while a page ran: one sentence and what to do, never a traceback
     st.error(exc.message(lang()), icon="🗄️")
+finally:  # once per server process, after the first page drew: the models, the gazetteer, Leaflet in the background
+    warm_up()

@@ -3,6 +3,11 @@
 
 The thread id and the owner id live in the URL query parameters, so a refresh
 restores the conversation, and a fresh tab (no parameters) starts its own.
+
+The history, the thread list and the input come from the store alone, so the page draws at once after a
+cold start; the chat service (its intent router fits a classifier: seconds) is taken only to answer a
+message, from the cache that app.py's warm-up fills in the background (a message sent before the warm-up
+has finished waits for that same build).
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ from typing import Any
 
 import streamlit as st
 
-from navigo_core.chat import ChatError
 from navigo_core.errors import NavigoError
 from ui.context import chat_service, settings, show_error, store, tr
 from ui.markdown import escape_markdown, safe_markdown
@@ -20,15 +24,13 @@ from ui.markdown import escape_markdown, safe_markdown
 S = st.session_state
 Q = st.query_params
 
-
-service = chat_service()
 # The session holds the current owner and thread; the URL mirrors them. A new browser session (a
 # refresh, or a bookmarked link) takes them from the URL; a fresh tab without them starts its own.
 if "chat.owner" not in S:
     S["chat.owner"] = Q.get("u") or uuid.uuid4().hex[:16]
     tid = Q.get("thread")
     known = bool(tid) and store().threads.get(tid, owner=S["chat.owner"]) is not None  # not another's
-    S["chat.thread"] = tid if known else service.draft_thread()  # stored with its first message, not before
+    S["chat.thread"] = tid if known else store().threads.new_id()  # stored with its first message, not before
 owner, thread_id = S["chat.owner"], S["chat.thread"]
 if Q.get("u") != owner:
     Q["u"] = owner
@@ -37,7 +39,7 @@ if Q.get("thread") != thread_id:
 
 
 def _new_conversation() -> None:
-    S["chat.thread"] = service.draft_thread()
+    S["chat.thread"] = store().threads.new_id()  # as ChatService.draft_thread: stored with its first message
     S.pop("chat.pending", None)
 
 
@@ -72,10 +74,15 @@ def _handoff_route(route_request: dict[str, Any]) -> None:
     S["route.prefill"] = route_request
 
 
+def _handoff_reimbursement(handoff: dict[str, Any]) -> None:
+    """The traveller's grade given in the chat and the application covering the item go to the claim page."""
+    S["reimb.prefill"] = {"grade": handoff.get("grade"), "application": handoff.get("application")}
+
+
 with st.sidebar:
     st.button(tr("chatpage.new"), key="chat_new", on_click=_new_conversation, icon=":material/add:", width="stretch")
     st.markdown(f"**{tr('chatpage.history')}**")
-    for t in service.threads(owner)[:20]:
+    for t in store().threads.list(owner, 20):
         if t["id"] == thread_id:
             st.caption(f"▸ {escape_markdown(t['title']) if t['title'] else tr('chatpage.untitled')}")
         elif t["title"]:  # a title is the user's first message: escaped (a label renders Markdown images)
@@ -114,7 +121,7 @@ def show(text: str, *, user: bool = False) -> None:
     st.markdown((body or "…").replace("\n", "  \n"))
 
 
-history = service.history(thread_id)
+history = store().threads.messages(thread_id)
 for m in history:
     with st.chat_message("user" if m["role"] == "user" else "assistant"):
         show(m["content"], user=m["role"] == "user")
@@ -125,12 +132,16 @@ flash_error = S.pop("chat.error", None)  # a message refused before it was store
 if isinstance(flash_error, NavigoError):
     show_error(flash_error)
 
-pending = S.pop("chat.pending", None)
+pending = S.get("chat.pending")  # taken once the service is there: a run interrupted while it loads keeps it
 busy = pending is not None
 st.chat_input(tr("chatpage.placeholder"), key="chat_input", on_submit=_submit, disabled=busy,
               max_chars=settings().max_message_chars)
 
 if pending is not None:
+    with st.spinner(tr("chatpage.warming")):  # shown only if the warm-up is still building the service
+        service = chat_service()
+    S.pop("chat.pending", None)
+    from navigo_core.chat import ChatError  # imported by the warm-up, not before the page's first draw
     try:
         # The core stores the user message before anything is drawn: a rerun that interrupts
         # this run can then never lose what was typed.
@@ -186,3 +197,7 @@ if last is not None and last["role"] != "user":
         if st.button(tr("chatpage.open_route"), key="chat_open_route", type="primary",
                      on_click=_handoff_route, args=(handoff.get("route_request") or {},)):
             st.switch_page("app_pages/route.py")
+    elif handoff.get("kind") == "reimbursement":
+        if st.button(tr("chatpage.open_reimbursement"), key="chat_open_reimbursement", type="primary",
+                     on_click=_handoff_reimbursement, args=(handoff,)):
+            st.switch_page("app_pages/reimbursement.py")

@@ -9,7 +9,11 @@ entry; the clarification takes over the dialogue); other scenes reply with their
 reply is persisted when it finishes — for a stream, after it is exhausted (a stream that raises
 leaves its partial text with status ``error`` and re-raises as :class:`ChatError`).
 
-Thread state (``store.threads.get_state``): ``{"clarify": ClarifyState | None, "active_flow": ActiveFlow | None}``.
+Thread state (``store.threads.get_state``): ``{"clarify": ClarifyState | None, "active_flow": ActiveFlow | None,
+"subject": {...}}``. The subject is what the conversation is about so far: ``application`` (the number drafted or
+named) and ``grade`` (the employee grade the traveller gave: stated in any message — "我是经理级", "I'm a
+director" — or answered to the policy chat's question, or handed back by a scene in ``payload["subject"]``).
+Scenes read it from ``GateContext.subject``; the hand-offs to the pages carry it.
 """
 
 from __future__ import annotations
@@ -24,8 +28,8 @@ from navigo_core.clarify import ClarifyAgent, ClarifyState, ClarifyStream, Turn,
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import detect_lang, t
 from navigo_core.intent.rules import default_rules
-from navigo_core.limits import check_message
-from navigo_core.limits import current as limits_of
+from navigo_core.config import Settings
+from navigo_core.limits import Limits, check_message
 from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, gate_classify, run_scene
 from navigo_core.security import scan_input
 
@@ -50,8 +54,9 @@ class ChatReply:
     ``message_id`` are filled in once it is exhausted.
     ``status``: asking | done | error | reply | refused.
     ``decision``: ``{"step", "scene", "intent", "confidence", "latency_ms", "reason"}`` (None for refusals).
-    ``handoff``: ``{"kind": "plan", "summary", "request_text"}`` when a clarification is done, or
-    ``{"kind": "route", "route_request"}`` from the route scene.
+    ``handoff``: ``{"kind": "plan", "summary", "request_text"}`` when a clarification is done,
+    ``{"kind": "route", "route_request"}`` from the route scene, or ``{"kind": "reimbursement", "grade",
+    "application"}`` from the reimbursement scene (the grade the traveller gave, None when none was).
     """
 
     status: str
@@ -115,16 +120,13 @@ def _continues_topic(decision: GateDecision) -> bool:
 
 
 class ChatService:
-    """``store``: a :class:`~navigo_core.store.Store`. ``llm``: an LLMClient (None: offline clarification).
+    """``store``: a :class:`~navigo_core.store.Store`. ``settings``: the composition root's Settings (required;
+    the service never reads the global settings). ``llm``: an LLMClient (None: offline clarification).
     ``gate_context``: a prepared :class:`GateContext` (default: ``make_gate_context(settings, llm=llm)``,
     built on first use). ``scan_with_llm``: also ask the LLM in the risk guard (rules only by default)."""
 
-    def __init__(self, store: Any, settings: Any = None, *, llm: Any = None, gate_context: GateContext | None = None,
+    def __init__(self, store: Any, settings: Settings, *, llm: Any = None, gate_context: GateContext | None = None,
                  places: Any = None, today: date | None = None, scan_with_llm: bool = False) -> None:
-        if settings is None:
-            from navigo_core.config import get_settings
-
-            settings = get_settings()
         self.store = store
         self.settings = settings
         self.llm = llm
@@ -168,7 +170,7 @@ class ChatService:
         A message over the length limit raises ``InputError("limits.message_too_long")`` before
         anything is stored or routed. With ``owner``, a thread from :meth:`draft_thread` is stored
         together with its first message (never empty); another owner's thread raises ChatError."""
-        check_message(text, limits_of(self.settings))  # (0) nothing stored half-way, no rule runs on it
+        check_message(text, Limits.from_settings(self.settings))  # (0) nothing stored half-way, no rule runs on it
         try:
             self.store.threads.add_message(thread_id, "user", text, owner=owner)  # (1) before anything runs
         except KeyError as exc:
@@ -200,7 +202,7 @@ class ChatService:
             flags = scan_input(text, llm=self.llm if self.scan_with_llm else None)  # (2) risk guard
             if flags:
                 reply_text = t("chat.refused", lang)
-                info = refusal_info(flags)
+                info: dict[str, Any] | None = refusal_info(flags)
                 mid = self.store.threads.add_message(thread_id, "assistant", reply_text, status="refused",
                                                      meta={"flags": flags, "decision": info})
                 return ChatReply(status="refused", text=reply_text, message_id=mid, lang=lang, decision=info)
@@ -209,6 +211,10 @@ class ChatService:
             clarify = ClarifyState.model_validate(raw) if raw else None
             clarifying = clarify is not None and clarify.active
             subject = dict(thread_state.get("subject") or {})
+            stated = self._stated_grade(text)
+            if stated and subject.get("grade") != stated:  # kept whichever way the message goes on
+                subject["grade"] = stated
+                self._save_state(thread_id, subject=subject)
             flow = thread_state.get("active_flow")
             # (3) one gate decision, also while a clarification is open (it stands for the trip flow):
             # an answer resumes it, another request (a route, a policy question, a booking) leaves it
@@ -229,9 +235,18 @@ class ChatService:
             if scene_reply.payload.get("handoff") == "route" and scene_reply.payload.get("route_request"):
                 handoff = {"kind": "route", "route_request": scene_reply.payload["route_request"],
                            "round_trip": bool(scene_reply.payload.get("round_trip"))}
+            elif scene_reply.payload.get("page") == "reimbursement":
+                given = None if scene_reply.payload.get("grade_assumed", True) else scene_reply.payload.get("grade")
+                handoff = {"kind": "reimbursement", "grade": given or subject.get("grade"),
+                           "application": scene_reply.payload.get("application")}
             application = scene_reply.payload.get("application")
             if isinstance(application, dict) and application.get("number"):
                 subject["application"] = application["number"]
+            handed = scene_reply.payload.get("subject")
+            if isinstance(handed, dict):
+                subject.update({k: v for k, v in handed.items() if isinstance(k, str) and v})
+            if stated and decision.step == "fallback":  # "我是经理级" alone: acknowledged, not "not sure what you need"
+                reply_text = self._grade_noted(stated, scene_reply.lang)
             info = decision_info(decision)
             status = "error" if scene_reply.error else "reply"
             mid = self.store.threads.add_message(thread_id, "assistant", reply_text, status=status,
@@ -252,6 +267,23 @@ class ChatService:
             self.store.threads.add_message(thread_id, "assistant", message, status="error",
                                            meta={"error": f"{type(exc).__name__}: {exc}"[:500]})
             raise ChatError(detail=str(exc)) from exc
+
+    def _policy(self) -> Any:
+        from navigo_core.policy import policy_status
+
+        settings = getattr(self.gate_context, "settings", None) or self.settings
+        return policy_status(getattr(settings, "travel_policy_file", "") or None)[0]
+
+    def _stated_grade(self, text: str) -> str | None:
+        """The grade the traveller states about themself in ``text`` (``TravelPolicy.stated_grade``), or None
+        (also without a readable policy: the business scenes then refuse on their own)."""
+        policy = self._policy()
+        return policy.stated_grade(text) if policy is not None else None
+
+    def _grade_noted(self, grade: str, lang: str) -> str:
+        policy = self._policy()
+        label = policy.grade(grade).label(lang) if policy is not None else grade
+        return t("policy.grade.noted", lang, grade=grade, label=label)
 
     def _resume_decision(self, text: str) -> dict[str, Any]:
         return {"step": "resume", "scene": TRIP_SCENE, "by": "dialogue", "intent": None, "confidence": None,

@@ -18,6 +18,9 @@ the L2 thresholds from labelled data and writes them (default: the package's
 "calibrate" can be classified with ``intent --text eval``.
 
 Exit codes: 0 success, 2 bad input (one line on stderr), 3 provider failure.
+
+This module is a composition root: each command builds its Settings once (``get_settings``) and passes them to
+every constructor and factory it calls, and checks input against their limits.
 """
 
 from __future__ import annotations
@@ -26,12 +29,12 @@ import argparse
 import json
 import os
 import sys
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from navigo_core.config import get_settings
 from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import detect_lang, fmt_distance, fmt_duration, t
-from navigo_core.limits import check_message
+from navigo_core.limits import Limits, check_message
 
 EXIT_INPUT = 2
 EXIT_PROVIDER = 3
@@ -90,7 +93,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _clarify(args: argparse.Namespace) -> int:
     """Read user turns from stdin (one per line) and print one JSON status frame per turn; stop when done."""
-    from navigo_core.clarify import ClarifyAgent
+    from navigo_core.clarify import ClarifyAgent, ClarifyState
     from navigo_core.security import scan_input
 
     settings = get_settings()
@@ -103,13 +106,13 @@ def _clarify(args: argparse.Namespace) -> int:
         except NavigoError as exc:
             return _fail(exc, args.lang or settings.default_language)
     agent = ClarifyAgent(settings, llm=llm)
-    state = None
+    state: ClarifyState | None = None
     for line in sys.stdin:
         text = line.strip()
         if not text:
             continue
         try:
-            check_message(text)
+            check_message(text, Limits.from_settings(settings))
         except InputError as exc:  # this turn is refused; the dialogue goes on
             lang = args.lang or (state.lang if state is not None else detect_lang(text[:200]))
             print(json.dumps({"status": "error", "content": "", "error": exc.message(lang)}, ensure_ascii=False),
@@ -160,6 +163,7 @@ def _plan(args: argparse.Namespace) -> int:
     except NavigoError as exc:
         return _fail(exc, lang)
     if args.json:
+        out: dict[str, Any]
         if state.status == "needs_input":
             out = {"status": state.status, "lang": state.lang,
                    "pending_questions": [q.model_dump(mode="json") for q in state.pending_questions]}
@@ -223,7 +227,7 @@ def _intent(args: argparse.Namespace) -> int:
         if action == "classify":
             if not text.strip():
                 raise InputError("intent.cli.no_text")
-            check_message(text)
+            check_message(text, Limits.from_settings(settings))
             router = make_router(settings, offline=args.offline)
             result = router.route(text)
             out = result.model_dump(mode="json") if args.trace else result.public_dict()

@@ -121,6 +121,16 @@ class Settings(BaseSettings):
     weather_online: bool = Field(False, description="Allow the keyless Open-Meteo forecast service (off: no weather request is ever sent).")
     open_meteo_url: str = Field("https://api.open-meteo.com", description="Open-Meteo forecast API base URL.")
 
+    # --- points of interest (named places for cities without offline place data) ---
+    poi_provider: Literal["auto", "offline", "overpass"] = Field(
+        "auto", description="Named places (museums, sights, parks, viewpoints) for a city without offline place data: "
+        "auto picks Overpass (OpenStreetMap) only when POI_ONLINE is true, else offline (the days name kinds of activity)."
+    )
+    poi_online: bool = Field(False, description="Allow the keyless Overpass API (OpenStreetMap) for named places (off: no place request is ever sent).")
+    overpass_url: str = Field("https://overpass-api.de/api", description="Overpass API base URL (queries go to its /interpreter).")
+    poi_radius_m: int = Field(5000, ge=200, le=50000, description="Radius around the city centre of an online place search (metres).")
+    poi_max_results: int = Field(20, ge=1, le=100, description="Most named places one online place search keeps.")
+
     # --- chat ---
     clarify_max_rounds: int = Field(
         5, ge=1, le=20,
@@ -129,7 +139,8 @@ class Settings(BaseSettings):
 
     # --- travel policy ---
     employee_grade: str = Field(
-        "", description="The user's employee grade in the travel policy (e.g. G3). Empty: unknown; the policy chat asks once."
+        "", description="The user's employee grade in the travel policy: an id (G3), a label or an alias of the policy "
+        "file (manager, 经理); read by TravelPolicy.resolve_grade. Empty: unknown; the policy chat asks once."
     )
     travel_policy_file: str = Field("", description="Path of the travel policy YAML; empty: the shipped default")
 

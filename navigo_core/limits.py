@@ -8,6 +8,9 @@ lab pages). The request parser (:mod:`navigo_core.understand`) applies the trip 
 date window, travellers) to what it reads: a value outside them is not taken, and the parser
 asks again with the limit in the question.
 
+Entry points that hold settings check against ``Limits.from_settings(settings)``; :func:`current` is the
+limits in force for callers that hold none.
+
 Every refusal is an :class:`~navigo_core.errors.InputError` whose ``limits.*`` message is in the
 user's language. Messages never echo more than :data:`MAX_ECHO` characters of the input
 (:func:`clip`).
@@ -68,7 +71,7 @@ def _sources_key() -> tuple[Any, ...]:
     from navigo_core.config import SECRETS_TOML
 
     env = tuple(os.environ.get(n.upper(), os.environ.get(n)) for n in _NAMES)
-    stamps = []
+    stamps: list[int | None] = []
     for path in (".env", str(SECRETS_TOML)):
         try:
             stamps.append(os.stat(path).st_mtime_ns)
@@ -77,11 +80,13 @@ def _sources_key() -> tuple[Any, ...]:
     return (*env, *stamps)
 
 
-def current(settings: Any = None) -> Limits:
-    """The limits of ``settings`` (default: the settings in force, re-read when the environment or the
-    settings files change)."""
-    if settings is not None:
-        return Limits.from_settings(settings)
+def current() -> Limits:
+    """The limits in force: those of the settings the environment and the settings files give now (re-read when
+    they change). What the checks below use when they are called without ``limits``: library calls that hold no
+    settings (``parse_request``, ``recognize``, a page's upload or comment check). Entry points that hold
+    settings pass ``Limits.from_settings(settings)`` instead (the chat service, the command line, the router, the
+    gate, the planner, the route service); this is the one reader of the global settings below the composition
+    roots (see :mod:`navigo_core.defaults`)."""
     key = _sources_key()
     lim = _cache.get(key)
     if lim is None:

@@ -33,6 +33,7 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs
 def decode(data: bytes | str, name: str = "") -> str:
     """The text of an upload (see the module doc); ``InputError("upload.bad_encoding")`` when it is none of
     UTF-8, UTF-16 (with a BOM) or GB18030/GBK."""
+    text: str | None
     if isinstance(data, str):
         text = data.removeprefix("\ufeff")
     else:

@@ -403,11 +403,12 @@ def format_calibration(res: CalibrationResult, path: Path | str | None = None) -
     for lang, b in th.by_lang.items():
         lines.append(f"| {lang} | {b.threshold:.4f} | {b.medium:.4f} | {b.high:.4f} | "
                      f"{'yes' if res.feasible.get(lang) else 'no (L2 off)'} |")
-    b, a = res.before, res.after
+    before, after = res.before, res.after
     lines += ["", "| | in-scope resolved by L1+L2 | precision of L1+L2 | out-of-scope captured | L2 answered | L2 precision |",
               "|---|---:|---:|---:|---:|---:|",
-              f"| before | {_pct(b.in_coverage)} | {_pct(b.in_precision)} | {_pct(b.oos_rate)} | {b.layers['L2'].answered} | {_pct(b.layers['L2'].precision)} |",
-              f"| after | {_pct(a.in_coverage)} | {_pct(a.in_precision)} | {_pct(a.oos_rate)} | {a.layers['L2'].answered} | {_pct(a.layers['L2'].precision)} |"]
+              *(f"| {name} | {_pct(r.in_coverage)} | {_pct(r.in_precision)} | {_pct(r.oos_rate)} | "
+                f"{r.layers['L2'].answered} | {_pct(r.layers['L2'].precision)} |"
+                for name, r in (("before", before), ("after", after)))]
     if path is not None:
         lines += ["", f"Written to {path}."]
     return "\n".join(lines)

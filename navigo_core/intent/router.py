@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from navigo_core.i18n import catalog, detect_lang, t
 from navigo_core.intent.classifier import NAME as CLASSIFIER
@@ -23,7 +23,10 @@ from navigo_core.intent.models import IntentItem, IntentResult, Layer, LayerTrac
 from navigo_core.intent.rules import RuleHit, RuleSet, default_rules
 from navigo_core.intent.taxonomy import UNKNOWN, get_intent
 from navigo_core.intent.vector import VectorIndex, VectorMatch, load_seeds, load_thresholds
-from navigo_core.limits import cut
+from navigo_core.limits import Limits, cut
+
+if TYPE_CHECKING:  # pragma: no cover
+    from navigo_core.config import Settings
 
 log = logging.getLogger(__name__)
 _SOURCE: dict[Layer, Source] = {"L1": "rule", "L2": "vector", "L3": "llm"}
@@ -57,12 +60,15 @@ class IntentRouter:
     :class:`VectorIndex` (None: skip L2). ``llm``: an :class:`LLMIntentLayer`,
     an ``LLMClient`` (wrapped), or None (offline L3: ``unknown`` with a hint).
     ``store``: a :class:`~navigo_core.store.Store` to record events in (None: no
-    events). ``log_text``: store the message text with each event.
+    events). ``log_text``: store the message text with each event. ``limits``: the input limits messages are
+    cut to (None: the limits in force, :func:`navigo_core.limits.current`; :func:`make_router` passes its
+    settings' limits).
     """
 
     def __init__(self, rules: RuleSet | None, l2: VectorIndex | None, llm: Any = None,
-                 store: Any = None, log_text: bool = False) -> None:
+                 store: Any = None, log_text: bool = False, limits: Limits | None = None) -> None:
         self.rules = rules
+        self.limits = limits
         self.l2 = l2
         self.llm = llm if isinstance(llm, LLMIntentLayer) else LLMIntentLayer(llm)
         self.store = store
@@ -127,7 +133,7 @@ class IntentRouter:
 
     def route(self, text: str) -> IntentResult:
         """L1 → L2 → L3, stopping at the first hit; one event in the store."""
-        text = cut(text if isinstance(text, str) else ("" if text is None else str(text)))
+        text = cut(text if isinstance(text, str) else ("" if text is None else str(text)), self.limits)
         lang = detect_lang(text)
         traces: list[LayerTrace] = []
         answer: LayerAnswer | None = None
@@ -156,7 +162,7 @@ class IntentRouter:
         """Every layer's own decision for ``text`` (for the Router lab): all three run, none
         stops the others, nothing is recorded. ``run_llm=False`` skips the LLM call (L3 then
         reports what the offline layer says)."""
-        text = cut(text if isinstance(text, str) else ("" if text is None else str(text)))
+        text = cut(text if isinstance(text, str) else ("" if text is None else str(text)), self.limits)
         lang = detect_lang(text)
         l3 = self if run_llm else IntentRouter(None, None)
         return [self._l1(text, lang)[1], self._l2(text, lang)[1], l3._l3(text, lang)[1]]
@@ -208,8 +214,8 @@ def clear_caches() -> None:
     default_router.cache_clear()
 
 
-def make_router(settings: Any = None, *, llm: Any = None, store: Any = None, offline: bool = False) -> IntentRouter:
-    """A router configured by ``settings`` (default: :func:`~navigo_core.config.get_settings`).
+def make_router(settings: Settings, *, llm: Any = None, store: Any = None, offline: bool = False) -> IntentRouter:
+    """A router configured by ``settings`` (required: the composition roots pass theirs), with their limits.
 
     ``llm``: an ``LLMClient`` for L3 and the embeddings encoder; None builds one
     from the settings (None without a key). ``offline=True``: no LLM at all.
@@ -218,10 +224,6 @@ def make_router(settings: Any = None, *, llm: Any = None, store: Any = None, off
     when both are there, else TF-IDF). If embedding the seeds fails, the router
     falls back to TF-IDF.
     """
-    if settings is None:
-        from navigo_core.config import get_settings
-
-        settings = get_settings()
     if isinstance(llm, LLMIntentLayer):
         llm = llm.client
     if offline:
@@ -242,7 +244,7 @@ def make_router(settings: Any = None, *, llm: Any = None, store: Any = None, off
     if l2 is None:
         l2 = offline_index()
     return IntentRouter(default_rules(), l2, llm=llm, store=store,
-                        log_text=bool(getattr(settings, "intent_log_text", False)))
+                        log_text=bool(getattr(settings, "intent_log_text", False)), limits=Limits.from_settings(settings))
 
 
 def _default_router() -> IntentRouter:

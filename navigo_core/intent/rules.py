@@ -180,7 +180,7 @@ def _compile_rule(entry: dict[str, Any], index: int, words: _Words, checks: dict
         check = checks[name]
     if keyword is None and check is None:
         raise ValueError(f"rules.yaml: rule {rid!r} needs `keywords`, `only` or `check`")
-    return Rule(rid, intent, keyword, words.compile(entry.get("negative"), rid),
+    return Rule(rid, str(intent), keyword, words.compile(entry.get("negative"), rid),
                 scene=entry.get("scene") or None, interrupts=_interrupts(entry.get("interrupts", True), rid), check=check)
 
 

@@ -29,7 +29,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
@@ -169,7 +169,7 @@ class LLMClient:
         finally:
             inner.close()
 
-    def _stream(self, messages: list[dict[str, str]], temperature: float, cap: int) -> Iterator[str]:
+    def _stream(self, messages: list[dict[str, str]], temperature: float, cap: int) -> Generator[str, None, None]:
         s = self.settings
         deadline = Deadline(s.llm_deadline_s)
         first_s, gap_s = s.llm_timeout_s, min(s.llm_stream_gap_s, s.llm_timeout_s)
@@ -257,7 +257,9 @@ class LLMClient:
         deadline = Deadline(self.settings.llm_deadline_s)
         with self._record("embed", deadline) as rec:
             result = self._request(lambda timeout: self._sdk.embeddings.create(
-                model=name, input=texts, encoding_format="float", timeout=timeout), deadline, rec)
+                model=name, input=texts, encoding_format="float",
+                timeout=timeout,  # type: ignore[arg-type]  # the SDK's hints name httpx2.Timeout; it takes httpx's too
+            ), deadline, rec)
         vectors = [list(item.embedding) for item in sorted(result.data, key=lambda item: item.index)]
         if len(vectors) != len(texts):
             raise LLMInvalidOutput(provider=self.provider, detail=f"{len(vectors)} vectors for {len(texts)} texts")
@@ -342,7 +344,8 @@ class LLMClient:
         extra: dict[str, Any] = self._cap_field(max_tokens)
         if response_format is not None:
             extra["response_format"] = response_format
-        completion = self._request(lambda timeout: self._sdk.chat.completions.create(
+        # the SDK's hints name httpx2.Timeout only; it takes httpx.Timeout too (as in embed): no overload matches
+        completion = self._request(lambda timeout: self._sdk.chat.completions.create(  # type: ignore[call-overload]
             model=self.model, messages=cast(Any, messages), temperature=temperature, timeout=timeout, **extra,
         ), deadline, rec)
         usage = getattr(completion, "usage", None)

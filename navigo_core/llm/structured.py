@@ -46,8 +46,9 @@ def choose_strategy(provider: str, setting: str = "auto") -> Strategy:
 
     ``auto``: ``json_object`` for DeepSeek and DashScope, ``json_schema`` for the rest.
     """
-    if setting in STRATEGIES:
-        return setting
+    for strategy in STRATEGIES:
+        if setting == strategy:
+            return strategy
     if setting != "auto":
         raise ValueError(f"unknown structured-output strategy {setting!r}; use auto or one of {STRATEGIES}")
     return "json_object" if provider in JSON_OBJECT_PROVIDERS else "json_schema"

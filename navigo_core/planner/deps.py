@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from types import ModuleType
 from typing import Any
@@ -11,6 +11,7 @@ from typing import Any
 from navigo_core.config import Settings
 from navigo_core.providers.flights import FlightProvider, make_flight_provider
 from navigo_core.providers.places import PlaceProvider, make_place_provider
+from navigo_core.providers.pois import OfflinePoiProvider, PoiProvider, make_poi_provider
 from navigo_core.providers.weather import WeatherProvider, make_weather_provider
 
 
@@ -24,6 +25,9 @@ class PlannerDeps:
     ``price_level(country)`` and ``convert(amount, from_ccy, to_ccy)`` (default: the
     :mod:`navigo_core.providers.prices` module). ``clock``: returns the current
     ``datetime`` (tests pin it). ``store``: optional Store (plans are saved by callers).
+    ``pois``: named places for a city the activity catalogue lacks (default: offline, none).
+    ``settings``: the settings the agents read (the policy check: ``travel_policy_file``, ``employee_grade``);
+    None: their defaults (the shipped policy, no grade). Agents never read the global settings.
     """
 
     places: PlaceProvider
@@ -34,6 +38,8 @@ class PlannerDeps:
     clock: Callable[[], datetime] = system_clock
     store: Any = None
     max_workers: int = 4
+    pois: PoiProvider = field(default_factory=OfflinePoiProvider)
+    settings: Settings | None = None
 
     def now(self) -> datetime:
         return self.clock()
@@ -55,22 +61,21 @@ def _prices_module() -> ModuleType:
     return prices
 
 
-def make_planner_deps(settings: Settings | None = None, *, llm: Any = None, store: Any = None,
+def make_planner_deps(settings: Settings, *, llm: Any = None, store: Any = None,
                       clock: Callable[[], datetime] | None = None, places: PlaceProvider | None = None,
                       flights: FlightProvider | None = None, weather: WeatherProvider | None = None,
-                      prices: Any = None) -> PlannerDeps:
-    """Deps from the settings (offline providers by default); any piece may be injected.
+                      prices: Any = None, pois: PoiProvider | None = None) -> PlannerDeps:
+    """Deps from ``settings`` (required: the composition roots pass theirs; offline providers by default); any
+    piece may be injected.
 
     ``llm`` is used as given (None: the offline engine; build one with
     :func:`navigo_core.llm.make_llm_client`).
     """
-    from navigo_core.config import get_settings
-
-    settings = settings or get_settings()
     return PlannerDeps(
         places=places or make_place_provider(settings),
         flights=flights or make_flight_provider(settings),
         weather=weather or make_weather_provider(settings),
         prices=prices or _prices_module(),
         llm=llm, clock=clock or system_clock, store=store,
+        pois=pois or make_poi_provider(settings), settings=settings,
     )

@@ -60,8 +60,8 @@ class TravelRequest(ParsedRequest):
     added since has a default; place words are "" rather than None, as saved plans have them."""
 
     raw_text: str = ""
-    origin_text: str = ""  # type: ignore[assignment]
-    destination_text: str = ""  # type: ignore[assignment]
+    origin_text: str = ""
+    destination_text: str = ""
 
     def note_messages(self, lang: str | None = None) -> list[str]:
         """The notes rendered in ``lang`` (default: the request's language)."""
@@ -210,14 +210,15 @@ def apply_answer(req: TravelRequest, answer_text: str, *, today: date, places: P
     reply of a place question picks that candidate.
     """
     previous = req.to_parsed()
-    expects = _expects(expect, req) or [None]
+    expects = _expects(expect, req)
     out = None
     if llm is None and len(expects) > 1:
         for e in expects:
             trial = update_request(previous, answer_text, today=today, places=places, expect=e)
-            if _fills(previous, trial, e):  # type: ignore[arg-type]
+            if _fills(previous, trial, e):
                 out = trial
                 break
     if out is None:
-        out = update_request(previous, answer_text, today=today, places=places, expect=expects[0], llm=llm)
+        out = update_request(previous, answer_text, today=today, places=places, expect=expects[0] if expects else None,
+                             llm=llm)
     return TravelRequest.from_parsed(out, raw_text=f"{req.raw_text}\n{answer_text}".strip())

@@ -18,7 +18,7 @@ from typing import Any
 
 from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import detect_lang, t
-from navigo_core.limits import check_message
+from navigo_core.limits import Limits, check_message
 from navigo_core.planner.agents import AGENTS
 from navigo_core.planner.deps import PlannerDeps, make_planner_deps
 from navigo_core.planner.state import DecisionLogEntry, PlannerState
@@ -132,12 +132,17 @@ def run(state: PlannerState, deps: PlannerDeps, *, on_event: EventCallback | Non
     return state.model_copy(update={"status": "done"})
 
 
+def _limits(deps: PlannerDeps) -> Limits | None:
+    """The limits of the deps' settings (None without settings: the limits in force)."""
+    return Limits.from_settings(deps.settings) if deps.settings is not None else None
+
+
 def plan(text: str, deps: PlannerDeps, *, on_event: EventCallback | None = None) -> PlannerState:
     """Plan a trip from free text. Raises ``InputError("planner.cli.empty")`` for empty text and
     ``InputError("limits.message_too_long")`` above the message limit (before any agent runs)."""
     if not text or not text.strip():
         raise InputError("planner.cli.empty")
-    check_message(text)
+    check_message(text, _limits(deps))
     state = PlannerState(natural_language=text.strip(), lang=detect_lang(text))  # type: ignore[arg-type]
     return run(state, deps, on_event=on_event)
 
@@ -149,7 +154,7 @@ def resume(state: PlannerState, answer: str, deps: PlannerDeps, *, on_event: Eve
 
     if not answer or not answer.strip():
         raise InputError("planner.cli.empty")
-    check_message(answer)
+    check_message(answer, _limits(deps))
     if state.status != "needs_input" or state.parsed_request is None:
         return state
     new = state.model_copy(update={"answers": [*state.answers, answer.strip()]})
@@ -161,7 +166,8 @@ def resume(state: PlannerState, answer: str, deps: PlannerDeps, *, on_event: Eve
     _emit(on_event, risk_guard.NAME, "done", new.lang)
     if new.blocked:
         return run(new, deps, on_event=on_event)
-    req = apply_answer(new.parsed_request, answer.strip(), today=deps.today(), places=deps.places, llm=deps.llm,
+    # the request as it was (checked above; the risk guard changes only its flags and counters)
+    req = apply_answer(state.parsed_request, answer.strip(), today=deps.today(), places=deps.places, llm=deps.llm,
                        expect=[q.field for q in state.pending_questions])
     new = new.model_copy(update={"parsed_request": req, "pending_questions": [], "user_request": None})
     return run(new, deps, on_event=on_event)

@@ -42,7 +42,7 @@ def request_from_rows(rows: Iterable[dict[str, Any]], **fields: Any) -> RouteReq
         idx = len(stops)
         stops.append(str(place))
         pin = row.get("pin")
-        if not _blank(pin):
+        if pin is not None and not _blank(pin):
             pins[idx] = int(pin)
         group = row.get("group")
         if not _blank(group) and str(group).strip():

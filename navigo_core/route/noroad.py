@@ -30,6 +30,7 @@ from navigo_core.geo import haversine_m
 from navigo_core.providers.flights.offline import estimate_duration_min
 from navigo_core.providers.places.base import Place
 from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider
+from navigo_core.route.models import NoRoad
 
 __all__ = ["MAX_DRIVE_KM", "flight_estimate", "landmass", "no_road"]
 
@@ -69,7 +70,7 @@ def landmass(place: Place) -> str:
     return str(data["continents"].get(continent, ""))
 
 
-def no_road(a: Place, b: Place) -> str:
+def no_road(a: Place, b: Place) -> NoRoad:
     """Why no road leads from ``a`` to ``b``: ``"sea"``, ``"too_far"``, or "" when a drive is possible."""
     land_a, land_b = landmass(a), landmass(b)
     if land_a and land_b and land_a != land_b:

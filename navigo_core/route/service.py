@@ -16,6 +16,7 @@ from navigo_core.config import Settings
 from navigo_core.errors import InputError, PlaceResolutionError, ProviderError, ResultCheckError
 from navigo_core.geo import haversine_m
 from navigo_core.i18n import detect_lang
+from navigo_core.limits import Limits, check_field
 from navigo_core.providers.matrix.base import Matrix, MatrixProvider
 from navigo_core.providers.places.base import Place, PlaceProvider
 from navigo_core.providers.places.latlon import parse_latlon
@@ -39,6 +40,7 @@ class RouteDeps:
     max_stops: int = 50
     time_limit_s: float = 1.0
     picked: dict[str, Place] = field(default_factory=dict)  # the user's picks for ambiguous names
+    limits: Limits | None = None  # the field limits (None: the limits in force; make_route_deps: the settings')
 
 
 def make_route_deps(settings: Settings, *, matrix_name: str | None = None,
@@ -54,6 +56,7 @@ def make_route_deps(settings: Settings, *, matrix_name: str | None = None,
         max_stops=settings.route_max_stops,
         time_limit_s=settings.solver_time_limit_s,
         picked=dict(picked or {}),
+        limits=Limits.from_settings(settings),
     )
 
 
@@ -61,9 +64,9 @@ def _norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).strip().casefold()
 
 
-def validate_request(req: RouteRequest, max_stops: int) -> None:
+def validate_request(req: RouteRequest, max_stops: int, limits: Limits | None = None) -> None:
     """The request guardrails: each failure is an InputError with a specific message."""
-    _check_lengths(req, max_stops)
+    _check_lengths(req, max_stops, limits)
     if req.origin_mode == "fixed" and not req.origin.strip():
         raise InputError("route.origin_missing")
     if req.origin_mode == "current" and req.current_location is None:
@@ -106,16 +109,14 @@ def validate_request(req: RouteRequest, max_stops: int) -> None:
             grouped.add(idx)
 
 
-def _check_lengths(req: RouteRequest, max_stops: int) -> None:
+def _check_lengths(req: RouteRequest, max_stops: int, limits: Limits | None) -> None:
     """Field lengths and the stop count before any name is normalised or looked up (limits.py)."""
-    from navigo_core.limits import check_field
-
     if len(req.stops) > max_stops:
         raise InputError("route.too_many_stops", count=len(req.stops), limit=max_stops, excess=len(req.stops) - max_stops)
-    check_field(req.origin, "origin")
-    check_field(req.destination, "destination")
+    check_field(req.origin, "origin", limits)
+    check_field(req.destination, "destination", limits)
     for i, stop in enumerate(req.stops, start=1):
-        check_field(stop, f"#{i}")
+        check_field(stop, f"#{i}", limits)
 
 
 MAX_CONTEXT_PASSES = 4  # rounds of "decide what the places decided so far make certain"
@@ -308,7 +309,7 @@ def _fly(matrix: Matrix, points: list[Place], texts: list[str],
 def plan_route(req: RouteRequest, deps: RouteDeps, *, allow_fallback: bool = False) -> RouteResult:
     """Plan one route. Raises InputError (bad input, unknown or ambiguous place) or,
     unless ``allow_fallback``, ProviderError when the matrix provider fails."""
-    validate_request(req, deps.max_stops)
+    validate_request(req, deps.max_stops, deps.limits)
     points, round_trip, choices = resolve_with_choices(req, deps)
     n = len(points)
 

@@ -3,11 +3,11 @@
 * :func:`gate_classify` ``(message, context) -> GateDecision`` — the only place
   that decides routing, with the one rule system of ``intent/data/rules.yaml``:
   off-topic → resume → rules → intent router → model route / fallback (see ``gate.py``).
-* :func:`classify` ``(text, *, lang=None) -> GateDecision`` — that decision with a fresh
-  default context (what a first message would get); measure routing through it.
+* :func:`navigo_core.defaults.classify` ``(text, *, lang=None) -> GateDecision`` — that decision
+  with the settings in force (what a first message would get); measure routing through it.
 * :func:`handle_message` ``(message, context) -> (GateDecision, SceneReply)`` —
   gate, then the scene's handler; what the Chat page calls.
-* :func:`make_gate_context` — a :class:`GateContext` with the offline defaults.
+* :func:`make_gate_context` ``(settings, ...)`` — a :class:`GateContext` with the providers ``settings`` select.
 * The registry (``registry.py``): scene files in this package are discovered;
   :func:`register`, :func:`unregister`, :func:`load_scene_file` for others.
 
@@ -32,11 +32,9 @@ from navigo_core.scenes.descriptor import (
     SceneReply,
     SceneRoute,
     StepTrace,
-    WeatherProvider,
-    WeatherReport,
     text_of,
 )
-from navigo_core.scenes.gate import classify, gate_classify, handle_message, is_switch, make_gate_context, run_scene
+from navigo_core.scenes.gate import gate_classify, handle_message, is_switch, make_gate_context, run_scene
 from navigo_core.scenes.registry import (
     SceneRegistry,
     SceneRegistryError,
@@ -51,7 +49,7 @@ from navigo_core.scenes.registry import (
 __all__ = [
     "GATE_STEPS", "INTENT_CODES", "ActiveFlow", "GateContext", "GateDecision", "GateMode", "GateRule",
     "IntentRouter", "RouteKind", "SceneDescriptor", "SceneRegistry", "SceneRegistryError", "SceneReply",
-    "SceneRoute", "StepTrace", "WeatherProvider", "WeatherReport", "all_scenes", "classify", "gate_classify", "get_registry",
+    "SceneRoute", "StepTrace", "all_scenes", "gate_classify", "get_registry",
     "get_scene", "handle_message", "is_switch", "load_scene_file", "make_gate_context", "register", "run_scene",
     "text_of", "unregister",
 ]

@@ -34,10 +34,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from navigo_core.i18n import catalog, detect_lang, t
+from navigo_core.i18n.markdown import end_lists
 from navigo_core.intent.models import IntentResult
+from navigo_core.providers.places import PlaceProvider
+from navigo_core.providers.weather import WeatherProvider
 
 if TYPE_CHECKING:  # pragma: no cover
     from navigo_core.config import Settings
@@ -65,8 +68,10 @@ def text_of(value: Text | None, lang: str, /, **params: object) -> str:
     """Render a :data:`Text` in ``lang`` (falls back to English), formatted with ``params``."""
     if not value:
         return ""
+    raw: str
     if isinstance(value, Mapping):
-        raw = value.get(lang) or value.get("en") or next(iter(value.values()), "")
+        found = value.get(lang) or value.get("en")
+        raw = found if found else next(iter(value.values()), "")
     elif value in catalog():
         return t(value, lang, **params)
     else:
@@ -276,6 +281,12 @@ class SceneReply(BaseModel):
     flow: ActiveFlow | None = None
     error: bool = False
 
+    @field_validator("text")
+    @classmethod
+    def _lists_end(cls, text: str) -> str:
+        """A sentence after a list is its own paragraph, never glued to the last bullet (issue 15)."""
+        return end_lists(text)
+
 
 GateStep = Literal["off_topic", "resume", "rule", "intent", "model", "fallback"]
 GATE_STEPS: tuple[str, ...] = ("off_topic", "resume", "rule", "intent", "model", "fallback")
@@ -311,25 +322,6 @@ class IntentRouter(Protocol):
     def route(self, text: str) -> IntentResult: ...
 
 
-class WeatherReport(BaseModel):
-    place: str
-    summary: str  # e.g. "light rain", in the requested language
-    temperature_c: float | None = None
-    low_c: float | None = None
-    high_c: float | None = None
-    day: int = 0  # days from today
-    provider: str = ""
-
-
-@runtime_checkable
-class WeatherProvider(Protocol):
-    """The tiny protocol the weather scene needs; any provider with this method serves it."""
-
-    name: str
-
-    def forecast(self, place: str, *, day: int = 0, lang: str = "en") -> WeatherReport: ...
-
-
 @dataclass
 class GateContext:
     """What the gate and the handlers may use. Build one with ``make_gate_context``.
@@ -342,7 +334,8 @@ class GateContext:
     settings: Settings | None = None
     router: IntentRouter | None = None
     llm: Any | None = None
-    weather: WeatherProvider | None = None
+    weather: WeatherProvider | None = None  # the planner's protocol; None or the offline one: no forecasts
+    places: PlaceProvider | None = None  # resolves the places scenes read (None: the offline gazetteer)
     lang: str | None = None
     active_flow: ActiveFlow | None = None
     registry: SceneRegistry | None = None

@@ -24,7 +24,7 @@ Every message goes through the same steps, in this order; the first that decides
 The decision records the step, the scene, a user-facing reason in the user's language (never an
 internal id), the IntentResult (a rule hit's too), the latency, and a per-step trace. Pages call
 :func:`handle_message` (or ``gate_classify`` then :func:`run_scene`) and never route by themselves;
-:func:`classify` is the decision with a fresh default context (what benchmarks measure).
+:func:`navigo_core.defaults.classify` is the decision with the settings in force (what benchmarks measure).
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from navigo_core.config import Settings
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
-from navigo_core.limits import cut
+from navigo_core.limits import Limits, cut
 from navigo_core.intent.models import IntentResult, LayerTrace
 from navigo_core.intent.router import rule_answer
 from navigo_core.intent.rules import RuleHit, default_rules, normalize
@@ -47,8 +48,9 @@ from navigo_core.scenes.descriptor import (
     SceneDescriptor,
     SceneReply,
     StepTrace,
-    WeatherProvider,
 )
+from navigo_core.providers.places import PlaceProvider
+from navigo_core.providers.weather import WeatherProvider
 
 # Intents that do not make an unmatched message "on-topic" by themselves.
 _NOT_TOPICAL = frozenset({"unknown", "greeting"})
@@ -83,7 +85,7 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
     started = time.perf_counter()
     registry = context.scenes()
     rules = registry.rules()
-    text = cut((message or "").strip())
+    text = cut((message or "").strip(), Limits.from_settings(context.settings) if context.settings is not None else None)
     lang = context.lang_for(text)
     trace: list[StepTrace] = []
     intent: IntentResult | None = None
@@ -220,7 +222,7 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         sid = scene_of(h.intent, h.scene)
         if sid is not None and sid not in by_scene:
             by_scene[sid] = h
-    overridable = getattr(l2, "overridable", frozenset())
+    overridable: frozenset[str] = getattr(l2, "overridable", frozenset())
     if len(by_scene) < 2 and first.intent not in overridable:
         return first, ""
     try:
@@ -284,54 +286,41 @@ def handle_message(message: str, context: GateContext) -> tuple[GateDecision, Sc
     return decision, run_scene(decision, message, context)
 
 
-_default_context: GateContext | None = None
+def make_gate_context(settings: Settings, *, router: Any = None, llm: Any = None,
+                      weather: WeatherProvider | None = None, places: PlaceProvider | None = None,
+                      active_flow: ActiveFlow | str | None = None, lang: str | None = None,
+                      registry: Any = None) -> GateContext:
+    """A GateContext from ``settings`` (required: the composition roots pass theirs, see :mod:`navigo_core.defaults`).
 
-
-def classify(text: str, *, lang: str | None = None) -> GateDecision:
-    """What the chat would do with ``text`` as the first message of a conversation.
-
-    The decision of :func:`gate_classify` with a fresh default context: the configured
-    settings, offline unless an LLM is configured, no active flow. This is the function to
-    measure routing through (``benchmarks/bench_intent.py``, the labelled-set tests).
+    * ``llm`` None: ``navigo_core.llm.make_llm_client(settings)`` (None offline, i.e. without an API key).
+    * ``router`` None: ``navigo_core.intent.make_router(settings, llm=llm)``.
+    * ``weather`` None: the provider the settings select (:func:`make_weather_provider`: Open-Meteo with
+      ``WEATHER_ONLINE=true``, else the offline one, and the weather scene says no service is configured) —
+      the same provider the planner gets.
+    * ``places`` None: the place provider the settings select (the offline gazetteer by default).
     """
-    global _default_context
-    if _default_context is None:
-        _default_context = make_gate_context()
-    return gate_classify(text, replace(_default_context, lang=lang, active_flow=None))
+    from navigo_core.intent import make_router
+    from navigo_core.llm import make_llm_client
+    from navigo_core.providers.places import GazetteerPlaceProvider, make_place_provider
+    from navigo_core.providers.weather import make_weather_provider
 
-
-def make_gate_context(settings: Any = None, *, router: Any = None, llm: Any = None,
-                      weather: WeatherProvider | None = None, active_flow: ActiveFlow | str | None = None,
-                      lang: str | None = None, registry: Any = None) -> GateContext:
-    """A GateContext with the offline defaults.
-
-    * ``settings`` None: ``get_settings()``.
-    * ``llm`` None: ``navigo_core.llm.make_llm_client(settings)`` when that exists
-      (None offline, i.e. without an API key).
-    * ``router`` None: ``navigo_core.intent.make_router(settings, llm=llm)`` when that
-      exists; otherwise no router (step 4 is skipped).
-    * ``weather`` None: no weather provider (the weather scene says so).
-    """
-    if settings is None:
-        from navigo_core.config import get_settings
-
-        settings = get_settings()
     if llm is None:
         try:
-            from navigo_core.llm import make_llm_client  # type: ignore[attr-defined]
-        except ImportError:
-            make_llm_client = None
-        if make_llm_client is not None:
-            try:
-                llm = make_llm_client(settings)
-            except NavigoError:
-                llm = None
+            llm = make_llm_client(settings)
+        except NavigoError:
+            llm = None
     if router is None:
+        router = make_router(settings, llm=llm)
+    if weather is None:
         try:
-            from navigo_core.intent import make_router  # type: ignore[attr-defined]
-        except ImportError:
-            make_router = None
-        if make_router is not None:
-            router = make_router(settings, llm=llm)
-    return GateContext(settings=settings, router=router, llm=llm, weather=weather, lang=lang,
-                       active_flow=active_flow, registry=registry)
+            weather = make_weather_provider(settings)
+        except NavigoError:  # a provider named but not configured: no forecasts, the scene says so
+            weather = None
+    if places is None:
+        try:
+            places = make_place_provider(settings)
+        except NavigoError:
+            places = GazetteerPlaceProvider()
+    flow = ActiveFlow(flow_id=active_flow) if isinstance(active_flow, str) else active_flow
+    return GateContext(settings=settings, router=router, llm=llm, weather=weather, places=places, lang=lang,
+                       active_flow=flow, registry=registry)

@@ -30,6 +30,7 @@ Hardening (issue "Hardening"):
 
 from __future__ import annotations
 
+import builtins
 import functools
 import json
 import os
@@ -40,7 +41,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import (
     Column,
@@ -71,6 +72,10 @@ from sqlalchemy.types import TypeDecorator
 
 from navigo_core.errors import InputError, NavigoError
 from navigo_core.redact import redact
+
+if TYPE_CHECKING:  # pragma: no cover - the dialects' INSERT … ON CONFLICT statements (imported when used)
+    from sqlalchemy.dialects.postgresql import dml as postgresql_dml
+    from sqlalchemy.dialects.sqlite import dml as sqlite_dml
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -491,16 +496,23 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+def _upsert(conn: Connection, table: Table) -> sqlite_dml.Insert | postgresql_dml.Insert:
+    """``INSERT … ON CONFLICT`` into ``table`` for the connection's dialect (SQLite or PostgreSQL only)."""
+    if conn.dialect.name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(table)
+    from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+    return postgresql_insert(table)
+
+
 def _next_value(conn: Connection, name: str, seed: Any) -> int:
     """Increment the counter ``name`` (first use: ``seed``, a SQL expression) and return its new value. The
     upsert locks the row until the transaction ends, so concurrent writers get distinct values."""
     dialect = conn.dialect.name
     if dialect in ("sqlite", "postgresql"):
-        if dialect == "sqlite":
-            from sqlalchemy.dialects.sqlite import insert as upsert
-        else:
-            from sqlalchemy.dialects.postgresql import insert as upsert
-        stmt = (upsert(counters).values(name=name, value=seed)
+        stmt = (_upsert(conn, counters).values(name=name, value=seed)
                 .on_conflict_do_update(index_elements=[counters.c.name], set_={"value": counters.c.value + 1})
                 .returning(counters.c.value))
         return int(conn.execute(stmt).scalar_one())
@@ -515,11 +527,7 @@ def _insert_missing(conn: Connection, table: Table, values: Mapping[str, Any]) -
     """Insert ``values`` unless a row with the same primary key exists (two first messages of one new thread)."""
     dialect = conn.dialect.name
     if dialect in ("sqlite", "postgresql"):
-        if dialect == "sqlite":
-            from sqlalchemy.dialects.sqlite import insert as upsert
-        else:
-            from sqlalchemy.dialects.postgresql import insert as upsert
-        conn.execute(upsert(table).values(**values).on_conflict_do_nothing())
+        conn.execute(_upsert(conn, table).values(**values).on_conflict_do_nothing())
         return
     key = [c for c in table.primary_key.columns]
     where = [c == values[c.name] for c in key]
@@ -537,6 +545,7 @@ class Store:
     def __init__(self, engine: Engine, *, fault: StoreError | None = None) -> None:
         self.engine = engine
         self.fault = fault
+        self._unavailable_url: str | None = None  # set on the stand-in of a database that could not be opened
         self.routes = RouteRepo(engine)
         self.events = EventRepo(engine)
         self.plans = PlanRepo(engine)
@@ -578,13 +587,13 @@ class Store:
     @property
     def available(self) -> bool:
         """False for the stand-in of a database that could not be opened."""
-        return not hasattr(self, "_unavailable_url")
+        return self._unavailable_url is None
 
     @property
     def description(self) -> str:
         """What the UI shows as the storage engine (no credentials)."""
         if not self.available:
-            return f"— ({_db_name(getattr(self, '_unavailable_url', '')) or '?'})"
+            return f"— ({_db_name(self._unavailable_url or '') or '?'})"
         url = self.engine.url
         if url.get_backend_name() == "sqlite":
             return f"SQLite ({Path(url.database or ':memory:').name})"
@@ -696,15 +705,16 @@ class EventRepo:
         reached the layer, and the mean latency of that layer (over the messages it ran on)."""
         lat_cols = {"L1": intent_events.c.l1_ms, "L2": intent_events.c.l2_ms, "L3": intent_events.c.l3_ms}
         with self.engine.connect() as conn:
-            answered = dict(conn.execute(
-                select(intent_events.c.layer, func.count()).group_by(intent_events.c.layer)).all())
+            # rows are read by index: mypy types an unpacked Row as object, an indexed one as Any
+            answered: dict[str, int] = {row[0]: row[1] for row in conn.execute(
+                select(intent_events.c.layer, func.count()).group_by(intent_events.c.layer))}
             means = {k: conn.execute(select(func.avg(c), func.count(c))).one() for k, c in lat_cols.items()}
         total = sum(answered.values())
         out: list[dict[str, Any]] = []
         reached = total
         for layer in LAYERS:
             n = int(answered.get(layer, 0))
-            mean, ran = means[layer]
+            mean, ran = means[layer][0], means[layer][1]
             out.append({
                 "layer": layer,
                 "answered": n,
@@ -723,7 +733,8 @@ class EventRepo:
             intent_events.c.intent, intent_events.c.layer)
         rows: dict[str, dict[str, Any]] = {}
         with self.engine.connect() as conn:
-            for intent, layer, n in conn.execute(stmt):
+            for found in conn.execute(stmt):
+                intent, layer, n = found[0], found[1], found[2]  # by index: see layer_stats
                 row = rows.setdefault(intent, {"intent": intent, "total": 0, **{k: 0 for k in LAYERS}})
                 row[layer] = int(n)
                 row["total"] += int(n)
@@ -782,7 +793,7 @@ class PlanRepo:
         out["state"] = json.loads(out["state_json"])
         return out
 
-    def versions(self, plan_id: str) -> list[dict[str, Any]]:
+    def versions(self, plan_id: str) -> builtins.list[dict[str, Any]]:
         """Every version of a plan, oldest first: version, created_at."""
         stmt = select(plans.c.version, plans.c.created_at).where(plans.c.id == plan_id).order_by(plans.c.version)
         with self.engine.connect() as conn:
@@ -878,7 +889,7 @@ class ThreadRepo:
         with _begin_write(self.engine) as conn:
             conn.execute(messages.update().where(messages.c.id == message_id).values(**values))
 
-    def messages(self, thread_id: str) -> list[dict[str, Any]]:
+    def messages(self, thread_id: str) -> builtins.list[dict[str, Any]]:
         """The thread's messages, oldest first: id, role, content, status, meta (dict), created_at."""
         stmt = select(messages).where(messages.c.thread_id == thread_id).order_by(messages.c.id)
         with self.engine.connect() as conn:
@@ -1003,7 +1014,7 @@ class ApplicationRepo:
         with self.engine.connect() as conn:
             return [_app_row(r) for r in conn.execute(stmt)]
 
-    def audit(self, app_id: str) -> list[dict[str, Any]]:
+    def audit(self, app_id: str) -> builtins.list[dict[str, Any]]:
         """The audit trail, oldest first: at, actor, action, changes (list), comment."""
         stmt = select(application_audit).where(application_audit.c.application_id == app_id).order_by(
             application_audit.c.id)

@@ -122,9 +122,9 @@ def numbers_in(text: str) -> set[float]:
     for m in _ZH_NUMERAL.finditer(s):
         if m.group(0) in ("十", "百", "千", "万"):
             continue  # a unit alone ("1.5万" was read above)
-        value = zh_number(m.group(0))
-        if value is not None:
-            out.add(float(value))
+        numeral = zh_number(m.group(0))
+        if numeral is not None:
+            out.add(float(numeral))
     low = s.lower()
     for word, value in _EN_NUMBERS.items():
         if re.search(rf"\b{re.escape(word)}\b", low):

@@ -155,8 +155,8 @@ def _duration(text: str, low: str) -> tuple[int | None, tuple[int, int] | None]:
             if not n or n > 400:
                 continue
             return (n * unit if unit else n + 1), m.span()
-    if m := re.search(r"\blong weekend\b", low):
-        return 4, m.span()
+    if weekend := re.search(r"\blong weekend\b", low):
+        return 4, weekend.span()
     return None, None
 
 
@@ -223,11 +223,11 @@ def _absolute(text: str, low: str, today: date) -> list[_Hit]:
     for m in re.finditer(en_dm, low):
         if not free(*m.span()):
             continue
-        year = int(m.group(5)) if m.group(5) else None
+        dm_year = int(m.group(5)) if m.group(5) else None
         end_month = _month_no(m.group(4))
         start_month = _month_no(m.group(2)) if m.group(2) else end_month
-        start = _make(year, start_month, int(m.group(1)), today)
-        end = _make(year, end_month, int(m.group(3)), start or today) if m.group(3) else None
+        start = _make(dm_year, start_month, int(m.group(1)), today)
+        end = _make(dm_year, end_month, int(m.group(3)), start or today) if m.group(3) else None
         add(m, start, end)
     return found
 
@@ -450,7 +450,7 @@ def parse_dates(text: str, today: date, *, anchor: date | None = None) -> DateRe
             hit, vague = relative[0]
             result.start, result.end, result.vague, result.relative = hit.start, hit.end, vague, True
             result.spans.append((hit.pos, hit.end_pos))
-            if result.end is None and len(relative) > 1 and relative[1][0].start:
+            if result.end is None and len(relative) > 1 and relative[1][0].start and hit.start is not None:
                 second = relative[1][0]
                 end = _on_or_after(second.weekday, hit.start) if second.weekday is not None else second.start
                 if end is not None and end >= hit.start:

@@ -86,10 +86,10 @@ def _cn_span(name: str, year: int) -> tuple[date, date] | None:
 
 def _day_of(spec: dict, year: int) -> tuple[date, date | None] | None:
     if "cn" in spec:
-        span = _cn_span(spec["cn"], year)
-        if span is None:
+        cn_span = _cn_span(spec["cn"], year)
+        if cn_span is None:
             return None
-        return span[0], (span[1] if span[1] > span[0] else None)  # one day off: the trip length stays open
+        return cn_span[0], (cn_span[1] if cn_span[1] > cn_span[0] else None)  # one day off: the trip length stays open
     if spec.get("easter"):
         from dateutil.easter import easter
 

@@ -287,9 +287,9 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
             return False  # a vague later value never replaces an explicit one
         return True
 
-    dates_new = new.start_date is not None
-    if dates_new and replace("start_date"):
-        start, end = new.start_date, new.end_date
+    if new.start_date is not None and replace("start_date"):
+        start: date = new.start_date
+        end = new.end_date
         if end is None and new.days:
             end = start + timedelta(days=new.days - 1)
         elif end is None and out.days and "days" not in out.vague:

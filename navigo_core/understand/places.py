@@ -151,7 +151,7 @@ def _en_place_at(text: str, pos: int, *, weak: bool) -> tuple[str, int, bool] | 
                 continue
             return words, tokens[0][1] + len(words), True
     # unknown, but written like a name: up to three capitalised words
-    caps = []
+    caps: list[str] = []
     for word, _, _ in tokens:
         common = word.lower() in _common_words() and (not caps or word.lower() in _FUNCTION_WORDS)
         if word[:1].isupper() and not common and word.lower() not in _DATE_WORDS and not word.isupper():
@@ -214,8 +214,8 @@ def _english(text: str) -> list[Mention]:
         a = _en_place_at(text, m.end(), weak=False)
         if a:
             rest = text[a[1]:]
-            if n := re.match(r"\s+and\s+", rest):
-                b = _en_place_at(text, a[1] + n.end(), weak=False)
+            if joint := re.match(r"\s+and\s+", rest):
+                b = _en_place_at(text, a[1] + joint.end(), weak=False)
                 if b:
                     add(a[0], a[1] - len(a[0]), a[1], "origin", a[2])
                     add(b[0], b[1] - len(b[0]), b[1], "destination", b[2])
@@ -324,12 +324,12 @@ def _chinese(text: str) -> list[Mention]:
             out.append(Mention(origin[0], origin[1], origin[1] + len(origin[0]), "origin", origin[2]))
             out.append(Mention(dest[0], dest[1] - len(dest[0]), dest[1], "destination", dest[2]))
             return out
-    if m := re.search(r"(?:从|由)\s*", text):
-        got = _zh_forward(text, m.end())
+    if start := re.search(r"(?:从|由)\s*", text):
+        got = _zh_forward(text, start.end())
         if got:
             out.append(Mention(got[0], got[1] - len(got[0]), got[1], "origin", got[2]))
-    if m := re.search(r"([\u4e00-\u9fff]{2,8}?)\s*(?:出发|始发)", text):
-        got = _zh_backward(text, m.end(1))
+    if leaving := re.search(r"([\u4e00-\u9fff]{2,8}?)\s*(?:出发|始发)", text):
+        got = _zh_backward(text, leaving.end(1))
         if got and not any(x.role == "origin" for x in out):
             out.append(Mention(got[0], got[1], got[1] + len(got[0]), "origin", got[2]))
     for n, m in enumerate(_ZH_DEST_CUE.finditer(text)):

@@ -102,10 +102,10 @@ def parse_travellers(text: str) -> TravellerResult:
     low = text.lower()
     if m := _HUGE_COUNT.search(text):
         try:
-            n = float(m.group(1).replace(",", ""))
+            huge = float(m.group(1).replace(",", ""))
         except (ValueError, OverflowError):
-            n = float("inf")
-        return TravellerResult(adults=int(min(n, 10**30)), children=None, words=m.group(0))
+            huge = float("inf")
+        return TravellerResult(adults=int(min(huge, 10**30)), children=None, words=m.group(0))
     res = TravellerResult()
     ages = len(re.findall(rf"\b(?:a|an|one|\d+|{_EN_COUNT})\s+(?:\d{{1,2}}|one|two|three|four|five|six|seven|eight|nine|"
                           rf"ten|eleven|twelve)[- ]years?[- ]old\b", low))

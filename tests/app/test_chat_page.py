@@ -107,3 +107,18 @@ def test_ambiguous_destination_offers_the_candidates_as_quick_replies(chat_env: 
     assert not at.exception, at.exception
     assert "matches several places" not in assistant_texts(at)[-1]
     assert "When would you like to travel to Springfield" in assistant_texts(at)[-1]
+
+
+def test_the_page_draws_before_the_chat_service_is_built(chat_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: the history and the input need only the store; the chat service (its intent router fits a
+    classifier: seconds on a cold start) is taken when a message is sent, and then answers it."""
+    import ui.context
+
+    calls: list[int] = []
+    real = ui.context.chat_service
+    monkeypatch.setattr(ui.context, "chat_service", lambda: calls.append(1) or real())
+    at = chat()
+    assert not at.exception, at.exception
+    assert not at.chat_input(key="chat_input").disabled and calls == []
+    at = say(at, "hello")
+    assert calls and assistant_texts(at)

@@ -129,3 +129,96 @@ def test_no_legacy_pages_folder() -> None:
     """A `pages/` folder would switch Streamlit to v1 multipage mode and bypass app.py on deep links."""
     assert not (ROOT / "pages").exists()
     assert (ROOT / "app_pages" / "route.py").exists()
+
+
+# --- settings are passed in: only the composition roots read the global ones ------------------------
+
+# (file under navigo_core/, function) -> why it may build the settings in force; None: any function of the file.
+SETTINGS_READERS = {
+    ("cli.py", None): "the command line's composition root: each command builds its Settings once",
+    ("defaults.py", None): "the composition root for library use (benchmarks, scripts): settings(), classify()",
+    ("limits.py", "current"): "the limits in force, for the checks called without limits",
+}
+
+
+def _global_settings_reads(root: Path) -> list[tuple[str, str, int]]:
+    """Every call of ``get_settings(...)`` or of ``Settings(...)`` in ``root/navigo_core``: (file, function, line).
+    Both read the environment and the settings files; ``config.py`` defines them."""
+    import ast
+
+    found: list[tuple[str, str, int]] = []
+    package = root / "navigo_core"
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        if rel == "config.py":
+            continue
+
+        def visit(node: ast.AST, function: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+                if isinstance(child, ast.Call):
+                    func = child.func
+                    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                    if name in ("get_settings", "Settings"):
+                        found.append((rel, function, child.lineno))
+                visit(child, inner)
+
+        visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), "<module>")
+    return found
+
+
+def _not_allowed(reads: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    return [r for r in reads if (r[0], None) not in SETTINGS_READERS and (r[0], r[1]) not in SETTINGS_READERS]
+
+
+def test_only_the_composition_roots_read_the_global_settings() -> None:
+    """No constructor or factory of navigo_core reads the global settings: they take ``settings`` as a parameter,
+    and the composition roots (ui/context.py, cli.py, defaults.py) build them once and pass them in."""
+    reads = _global_settings_reads(ROOT)
+    assert {r[0] for r in reads} >= {"cli.py", "defaults.py", "limits.py"}, reads  # the scan finds them
+    assert _not_allowed(reads) == [], "read the global settings outside the composition roots (pass settings in)"
+
+
+def test_the_settings_scan_catches_a_constructor_reading_them(tmp_path: Path) -> None:
+    """The same scan fails on a copy of the sources where a factory falls back to the global settings."""
+    shutil.copytree(ROOT / "navigo_core", tmp_path / "navigo_core",
+                    ignore=shutil.ignore_patterns("__pycache__", "data", "*.yaml", "*.json", "*.md", "*.npz"))
+    probe = tmp_path / "navigo_core" / "providers" / "_probe.py"
+    probe.write_text("from navigo_core.config import get_settings\n\n\n"
+                     "def make_probe(settings=None):\n    return settings or get_settings()\n", encoding="utf-8")
+    limits = tmp_path / "navigo_core" / "limits.py"
+    limits.write_text(limits.read_text(encoding="utf-8") + "\n\ndef other():\n    return Settings()\n", encoding="utf-8")
+    assert sorted((f, fn) for f, fn, _ in _not_allowed(_global_settings_reads(tmp_path))) == [
+        ("limits.py", "other"), ("providers/_probe.py", "make_probe")]
+
+
+def test_no_import_of_our_own_modules_is_caught() -> None:
+    """An import of a navigo_core module never sits in a ``try`` whose handlers would hide its failure (a broken
+    module is a bug to see, not a feature to skip)."""
+    import ast
+
+    hidden = []
+    for path in sorted((ROOT / "navigo_core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Try) or not node.handlers:
+                continue
+            for stmt in node.body:
+                for sub in ast.walk(stmt):
+                    module = (sub.module or "") if isinstance(sub, ast.ImportFrom) else (
+                        sub.names[0].name if isinstance(sub, ast.Import) else "")
+                    if module == "navigo_core" or module.startswith("navigo_core."):
+                        hidden.append(f"{path.relative_to(ROOT)}:{sub.lineno}")
+    assert hidden == []
+
+
+def test_mypy_passes_on_the_core() -> None:
+    """mypy (pinned in requirements-dev.txt, configured in mypy.ini: navigo_core, the pydantic plugin, untyped
+    bodies checked, unused ignores reported) finds no error in the core."""
+    import mypy.version
+
+    pinned = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
+    assert f"mypy=={mypy.version.__version__}\n" in pinned, "pin the installed mypy in requirements-dev.txt"
+    run = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "mypy.ini")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=280)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Success: no issues found" in run.stdout, run.stdout

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
 
 from navigo_core.errors import InputError, ProviderTimeout
+from navigo_core.providers.weather import DailyWeather
 from navigo_core.i18n import catalog, t
 from navigo_core.intent.models import IntentItem, IntentResult
 from navigo_core.route.models import RouteRequest
@@ -23,7 +24,6 @@ from navigo_core.scenes import (
     SceneRegistryError,
     SceneReply,
     SceneRoute,
-    WeatherReport,
     gate_classify,
     get_registry,
     handle_message,
@@ -33,6 +33,7 @@ from navigo_core.scenes import (
 )
 from navigo_core.scenes.trip_planning import trip_slots
 from navigo_core.scenes.weather import extract_weather_query
+from navigo_core.store import Store
 from navigo_core.understand import RouteReading, parse_route, update_route
 
 SCENE_IDS = {"greeting", "off_topic", "route_planning", "weather", "trip_planning"}
@@ -64,18 +65,21 @@ class FailingRouter:
 
 
 class FakeWeather:
+    """The planner's weather protocol (navigo_core.providers.weather): coordinates and dates in, days out."""
+
     name = "fake-weather"
+    estimated = False
 
     def __init__(self, fail: bool = False) -> None:
         self.fail = fail
-        self.calls: list[tuple[str, int, str]] = []
+        self.calls: list[tuple[float, float, date, date]] = []
 
-    def forecast(self, place: str, *, day: int = 0, lang: str = "en") -> WeatherReport:
-        self.calls.append((place, day, lang))
+    def forecast(self, lat: float, lon: float, start: date, end: date, *, today: date) -> list[DailyWeather]:
+        self.calls.append((round(lat, 1), round(lon, 1), start, end))
         if self.fail:
             raise ProviderTimeout(provider="Weather", seconds=2)
-        return WeatherReport(place=place, summary="晴" if lang == "zh" else "sunny", temperature_c=21.4,
-                             low_c=15, high_c=24, day=day, provider=self.name)
+        return [DailyWeather(date=start, weather_code=0, summary="weather.code.clear", temp_min_c=15, temp_max_c=24,
+                             precipitation_probability=10, available=True, provider=self.name)]
 
 
 def ctx(router: Any = None, **kw: Any) -> GateContext:
@@ -302,7 +306,8 @@ def test_off_topic_beats_rule_gates() -> None:
 ])
 def test_intent_router_maps_intents_to_scenes(message: str, codes: tuple[str, ...], scene_id: str) -> None:
     router = StubRouter(*codes)
-    decision, reply = handle_message(message, ctx(router))
+    # the store is passed in: the record-keeping scenes (approval_query) read it from the context
+    decision, reply = handle_message(message, ctx(router, store=Store.from_url("sqlite:///:memory:")))
     assert (decision.step, decision.scene_id) == ("intent", scene_id)
     assert router.calls == [message] and decision.intent is not None
     assert decision.intent.primary_intent == codes[0]
@@ -490,14 +495,22 @@ def test_weather_offline_reply_in_both_languages() -> None:
 
 def test_weather_with_a_provider() -> None:
     weather = FakeWeather()
+    tomorrow = date.today() + timedelta(days=1)
     _, reply = handle_message("上海明天天气怎么样", ctx(weather=weather))
-    assert weather.calls == [("上海", 1, "zh")] and "上海" in reply.text and "晴" in reply.text
-    assert reply.payload["provider"] == "fake-weather" and reply.payload["report"]["high_c"] == 24
+    assert len(weather.calls) == 1 and weather.calls[0][2:] == (tomorrow, tomorrow)  # tomorrow only
+    assert weather.calls[0][:2] == pytest.approx((31.2, 121.5), abs=0.2)  # Shanghai
+    assert "上海" in reply.text and "晴" in reply.text and "24" in reply.text and "10%" in reply.text
+    assert reply.payload["provider"] == "fake-weather" and reply.payload["report"]["temp_max_c"] == 24
     # no place: ask, then the next message is the place
     _, reply = handle_message("how will the weather be tomorrow?", ctx(weather=weather))
     assert reply.asks and reply.flow.flow_id == "weather"
     decision, reply = handle_message("Lisbon", ctx(weather=weather, active_flow=reply.flow))
-    assert decision.step == "resume" and weather.calls[-1] == ("Lisbon", 1, "en") and "Lisbon" in reply.text
+    assert decision.step == "resume" and weather.calls[-1][2] == tomorrow and "Lisbon" in reply.text
+    assert weather.calls[-1][:2] == pytest.approx((38.7, -9.1), abs=0.2)  # Lisbon
+    # an ambiguous name is not replaced by one of its places: it is asked about, with the candidates
+    _, reply = handle_message("weather forecast for Springfield tomorrow", ctx(weather=weather))
+    assert reply.asks and "Springfield" in reply.text and len(reply.payload["candidates"]) >= 2
+    assert len(weather.calls) == 2
     # provider errors become a message in the user's language
     _, reply = handle_message("weather in Oslo", ctx(weather=FakeWeather(fail=True)))
     assert reply.error and reply.text == ProviderTimeout(provider="Weather", seconds=2).message("en")
@@ -631,18 +644,35 @@ def test_make_gate_context_builds_offline_defaults() -> None:
     from navigo_core.config import get_settings
 
     context = make_gate_context(get_settings(llm_api_key=""))
-    assert context.weather is None and context.lang is None and context.active_flow is None
+    assert context.weather is not None and context.weather.name == "offline"  # the planner's provider too
+    assert context.lang is None and context.active_flow is None
     assert context.llm is None
     assert context.router is not None and context.router.rules is not None and context.router.l2 is not None
     flow_context = make_gate_context(get_settings(llm_api_key=""), router=StubRouter(), active_flow="trip_plan")
     assert flow_context.active_flow == ActiveFlow(flow_id="trip_plan")
 
 
-def _real_router_or_skip():
-    import navigo_core.intent as intent
+def test_with_weather_online_the_chat_answers_from_the_planners_provider(fake_open_meteo) -> None:
+    """Issue 12: with WEATHER_ONLINE=true the planner got Open-Meteo but the chat said no weather service was
+    configured (two WeatherProvider protocols). One protocol now; the gate context gets the same provider."""
+    from navigo_core.config import Settings
 
-    if not (hasattr(intent, "make_router") and hasattr(intent, "recognize")):
-        pytest.skip("the intent router (navigo_core.intent.make_router) is not available yet")
+    tomorrow = date.today() + timedelta(days=1)
+    fake_open_meteo.days = {tomorrow: {"weather_code": 61, "temperature_2m_max": 19.0, "temperature_2m_min": 12.0,
+                                       "precipitation_probability_max": 70}}
+    settings = Settings(llm_api_key="", weather_online=True, open_meteo_url=fake_open_meteo.url)
+    context = make_gate_context(settings)
+    _, reply = handle_message("杭州明天天气怎么样", context)
+    assert reply.scene_id == "weather" and not reply.error
+    assert "杭州" in reply.text and "小雨" in reply.text and "19" in reply.text and "70%" in reply.text
+    assert len(fake_open_meteo.requests) == 1
+    offline = make_gate_context(Settings(llm_api_key=""))
+    _, reply = handle_message("杭州明天天气怎么样", offline)
+    assert reply.text == t("scene.weather.offline_place", "zh", place="杭州")
+    assert len(fake_open_meteo.requests) == 1  # offline sends nothing
+
+
+def _real_router_or_skip():
     from navigo_core.config import get_settings
 
     return make_gate_context(get_settings(llm_api_key="", llm_embedding_model="", intent_encoder="tfidf"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -13,6 +13,7 @@ from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import DecisionLogEntry, PlannerState
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+T = TypeVar("T")
 
 
 @lru_cache(maxsize=None)
@@ -30,6 +31,14 @@ def entry(agent: str, deps: PlannerDeps, *, input_summary: str, output_summary: 
     )]}
 
 
+def required(value: T | None, what: str) -> T:
+    """``value``, which the agent's ``ready()`` (or the complete request the form completer made) guarantees;
+    a ``ValueError`` naming ``what`` if an agent ever runs without it."""
+    if value is None:
+        raise ValueError(f"planner agent ran without its input: {what}")
+    return value
+
+
 def canonical_interests(raw: list[str]) -> list[str]:
     """Request interests mapped to catalogue keys (tea, hiking…), in order, without repeats.
 
@@ -41,9 +50,9 @@ def canonical_interests(raw: list[str]) -> list[str]:
         w = str(word).strip().casefold()
         if not w:
             continue
-        key = next((k for k, syns in synonyms.items() if w == k or w in syns), None)
-        if key is None:  # substring match both ways (喝茶和 → tea)
-            key = next((k for k, syns in synonyms.items() if any(s in w or (len(w) > 1 and w in s) for s in syns)), w)
+        exact: str | None = next((k for k, syns in synonyms.items() if w == k or w in syns), None)
+        key = exact if exact is not None else next(  # substring match both ways (喝茶和 → tea)
+            (k for k, syns in synonyms.items() if any(s in w or (len(w) > 1 and w in s) for s in syns)), w)
         if key not in out:
             out.append(key)
     return out

@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from navigo_core.planner.agents._common import data, entry, lang_of, t, travellers
+from navigo_core.planner.agents._common import data, entry, lang_of, required, t, travellers
 from navigo_core.planner.deps import PlannerDeps
-from navigo_core.planner.state import BUDGET_EXCEEDED, BudgetAssessment, BudgetLine, PlannerState
+from navigo_core.planner.state import BUDGET_EXCEEDED, BudgetAssessment, BudgetLine, PlannerState, Tier
 
 NAME = "budget"
-TIER_ORDER = ("budget", "mid", "luxury")
+TIER_ORDER: tuple[Tier, ...] = ("budget", "mid", "luxury")
 
 
 def ready(state: PlannerState) -> bool:
@@ -43,7 +43,7 @@ def explicit_tier(state: PlannerState) -> bool:
     return bool(PREMIUM.search(text) or BUDGET_WORDS.search(text))
 
 
-def fitting_tier(left: float, nights: int, travellers: int, room_rate: Any) -> str:
+def fitting_tier(left: float, nights: int, travellers: int, room_rate: Any) -> Tier:
     """The best hotel class whose rooms for ``nights`` fit in ``left`` (the cheapest when none does)."""
     data_occupancy = data("planning")["occupancy"]
     for tier in reversed(TIER_ORDER):
@@ -56,13 +56,13 @@ def fitting_tier(left: float, nights: int, travellers: int, room_rate: Any) -> s
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
-    req = state.user_request
+    req = required(state.user_request, "the user request")
     lang = lang_of(state)
     prices = deps.prices
-    dest = req.destination  # type: ignore[union-attr]
+    dest = req.destination
     country = (state.destination_candidates[0].country if state.destination_candidates else "") or getattr(dest, "country", "")
     level = prices.price_level(country)
-    ccy = req.budget.currency.upper() if req.budget is not None else level.currency  # type: ignore[union-attr]
+    ccy = req.budget.currency.upper() if req.budget is not None else level.currency
 
     def conv(amount: float, src: str) -> float:
         return round(prices.convert(amount, src, ccy), 2)
@@ -70,7 +70,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     pax = travellers(state)
     n_days = len(state.itinerary or [])
     nights = max(0, n_days - 1)
-    tier = state.preferences.accommodation_preference  # type: ignore[union-attr]
+    tier = required(state.preferences, "the preferences").accommodation_preference
     occupancy = int(data("planning")["occupancy"].get(tier, 2))
     rooms = math.ceil(pax / occupancy)
     est = t("planner.budget.estimate", lang)
@@ -103,9 +103,9 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     food = conv(level.food_per_day_usd, "USD")
     local = conv(level.local_transport_per_day_usd, "USD")
     fitted = None
-    if req.budget is not None and nights > 0 and not explicit_tier(state):  # type: ignore[union-attr]
+    if req.budget is not None and nights > 0 and not explicit_tier(state):
         # the hotel class follows what the budget leaves per night after transport, food and local travel
-        left = req.budget.amount - sum(x.amount for x in lines) - n_days * pax * (food + local)  # type: ignore[union-attr]
+        left = req.budget.amount - sum(x.amount for x in lines) - n_days * pax * (food + local)
         fitted = fitting_tier(left, nights, pax, lambda x: conv(level.room_usd(x), "USD"))
         if fitted != tier:
             tier = fitted
@@ -128,13 +128,13 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         if line.estimated and est not in line.formula:
             line.formula += f" ({est})"
     total = round(sum(x.amount for x in lines), 2)
-    limit = req.budget.amount if req.budget is not None else None  # type: ignore[union-attr]
+    limit = req.budget.amount if req.budget is not None else None
     within = None if limit is None else total <= limit + 0.005
     flags: list[str] = []
     tips: list[str] = []
-    if within is False:
+    if within is False and limit is not None:  # (within is None exactly when there is no limit)
         flags.append(BUDGET_EXCEEDED)
-        tips.append(t("planner.tip.over", lang, over=fmt(round(total - limit, 2)), ccy=ccy))  # type: ignore[operator]
+        tips.append(t("planner.tip.over", lang, over=fmt(round(total - limit, 2)), ccy=ccy))
         i = TIER_ORDER.index(tier)
         if i > 0:
             cheaper = TIER_ORDER[i - 1]
@@ -152,8 +152,8 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
                 tips.append(t("planner.tip.flight", lang, time=cheapest.depart_at.strftime("%H:%M"), save=fmt(diff), ccy=ccy))
         if out is not None:
             tips.append(t("planner.tip.train", lang))
-    elif within is True:
-        tips.append(t("planner.tip.left", lang, left=fmt(round(limit - total, 2)), ccy=ccy))  # type: ignore[operator]
+    elif within is True and limit is not None:
+        tips.append(t("planner.tip.left", lang, left=fmt(round(limit - total, 2)), ccy=ccy))
     assessment = BudgetAssessment(lines=lines, total=total, currency=ccy, budget=limit, within_budget=within, flags=flags,
                                   tips=tips, tier=tier, nights=nights, rooms=rooms, travellers=pax, estimated=True,
                                   note=t("planner.budget.note", lang, as_of=getattr(level, "as_of", "")))

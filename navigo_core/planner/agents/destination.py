@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from navigo_core.errors import LLMError, describe_failure
 from navigo_core.geo import haversine_m
-from navigo_core.planner.agents._common import canonical_interests, data, entry, lang_of, t
+from navigo_core.planner.agents._common import canonical_interests, data, entry, lang_of, required, t
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import DestinationCandidate, PlannerState
 from navigo_core.providers.flights import airports_for_city
@@ -72,7 +72,7 @@ def ready(state: PlannerState) -> bool:
 def _interests(state: PlannerState) -> list[str]:
     if state.preferences is not None and state.preferences.prioritized_interests:
         return state.preferences.prioritized_interests
-    return canonical_interests(list(state.user_request.interests or []))  # type: ignore[union-attr]
+    return canonical_interests(list(required(state.user_request, "the user request").interests or []))
 
 
 def _tag_names(tags: list[str], lang: str) -> str:
@@ -109,13 +109,13 @@ def alternatives(dest: Any, origin: Any, interests: list[str], lang: str, *, lim
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
-    req = state.user_request
+    req = required(state.user_request, "the user request")
     lang = lang_of(state)
     interests = _interests(state)
     table = data("planning")["destinations"]
     out: list[DestinationCandidate] = []
-    dest = req.destination  # type: ignore[union-attr]
-    origin = req.origin  # type: ignore[union-attr]
+    dest = req.destination
+    origin = req.origin
     if dest is not None:
         row = next((r for r in table if r["name"].casefold() == dest.name.casefold()), None)
         shared = [k for k in interests if row and k in row["tags"]]

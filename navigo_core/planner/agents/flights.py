@@ -11,7 +11,7 @@ from typing import Any
 
 from navigo_core.errors import NavigoError
 from navigo_core.geo import haversine_m
-from navigo_core.planner.agents._common import data, entry, lang_of, t, travellers
+from navigo_core.planner.agents._common import data, entry, lang_of, required, t, travellers
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import PlannerState
 from navigo_core.providers.flights import airports_for_city, recommend
@@ -26,9 +26,9 @@ def ready(state: PlannerState) -> bool:
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
-    req = state.user_request
+    req = required(state.user_request, "the user request")
     lang = lang_of(state)
-    origin, dest = req.origin, req.destination  # type: ignore[union-attr]
+    origin, dest = req.origin, req.destination
     update: dict[str, Any] = {"flight_options": [], "return_flight_options": [], "recommended_flight_id": None,
                               "recommended_return_flight_id": None, "flight_note": "", "ground_distance_km": None}
     evidence: list[str] = []
@@ -46,11 +46,12 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     out: list[Any] = []
     back: list[Any] = []
     if o_codes and d_codes:
-        pax = {"adults": max(1, req.adults or 1), "children": req.children or 0}  # type: ignore[union-attr]
+        start = required(req.start_date, "the start date")  # a complete request has its dates
+        adults, children = max(1, req.adults or 1), req.children or 0
         try:
-            out = deps.flights.search(o_codes[0], d_codes[0], req.start_date, **pax)  # type: ignore[union-attr]
-            if out and req.end_date and req.end_date > req.start_date:  # type: ignore[union-attr]
-                back = deps.flights.search(d_codes[0], o_codes[0], req.end_date, **pax)  # type: ignore[union-attr]
+            out = deps.flights.search(o_codes[0], d_codes[0], start, adults=adults, children=children)
+            if out and req.end_date and req.end_date > start:
+                back = deps.flights.search(d_codes[0], o_codes[0], req.end_date, adults=adults, children=children)
         except NavigoError as exc:
             flags.append("FLIGHTS_UNAVAILABLE")
             update["flight_note"] = t("planner.flights.failed", lang, detail=exc.message(lang))
@@ -58,7 +59,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     evidence.append(f"outbound offers: {len(out)}, return offers: {len(back)}")
     update["flight_options"] = out
     update["return_flight_options"] = back
-    rec = recommend(out, req.start_date) if out else None  # type: ignore[union-attr]
+    rec = recommend(out, required(req.start_date, "the start date")) if out else None
     rec_back = min(back, key=lambda f: (f.price, f.depart_at)) if back else None
     update["recommended_flight_id"] = rec.id if rec else None
     update["recommended_return_flight_id"] = rec_back.id if rec_back else None
@@ -69,7 +70,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         evidence.append(f"no flight: ground distance ≈ {km:,.0f} km")
     if rec is not None and rec.estimated:
         evidence.append("offers are estimates (offline provider)")
-    update.update(entry(NAME, deps, input_summary=f"{origin.name} → {dest.name}, {req.start_date}–{req.end_date}, "  # type: ignore[union-attr]
+    update.update(entry(NAME, deps, input_summary=f"{origin.name} → {dest.name}, {req.start_date}–{req.end_date}, "
                                                    f"{travellers(state)} traveller(s)",
                         evidence=evidence, risk_flags=flags,
                         output_summary=f"recommended: {update['recommended_flight_id'] or '-'} / "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from navigo_core.planner.agents._common import canonical_interests, entry, lang_of
+from navigo_core.planner.agents._common import canonical_interests, entry, lang_of, required
 from navigo_core.planner.agents.destination import alternatives, asks_for_ideas
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.request import Question, TravelRequest, apply_defaults, missing_fields, questions_for
@@ -36,7 +36,7 @@ def _with_ideas(q: Question, req: TravelRequest, state: PlannerState, lang: str)
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
-    req = state.parsed_request
+    req = required(state.parsed_request, "the parsed request")
     lang = lang_of(state)
     questions = [_with_ideas(q, req, state, lang) for q in questions_for(req, lang)][:MAX_QUESTIONS]
     if questions:

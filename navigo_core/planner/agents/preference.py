@@ -13,11 +13,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from navigo_core.errors import LLMError, NavigoError, describe_failure
-from navigo_core.planner.agents._common import canonical_interests, entry, travellers
+from navigo_core.planner.agents._common import canonical_interests, entry, required, travellers
 from navigo_core.planner.deps import PlannerDeps
-from navigo_core.planner.state import Preferences, PlannerState
+from navigo_core.planner.state import Preferences, PlannerState, Tier
 
 NAME = "preference"
+Style = Literal["relaxed", "balanced", "packed"]
+Pace = Literal["slow", "normal", "fast"]
+_PACE: dict[Style, Pace] = {"relaxed": "slow", "balanced": "normal", "packed": "fast"}
 
 RELAXED = re.compile(r"relax|slow|chill|leisure|easy|轻松|悠闲|慢|休闲|不累", re.I)
 PACKED = re.compile(r"packed|busy|as much as|intense|紧凑|多去|特种兵|暴走", re.I)
@@ -58,9 +61,10 @@ def _per_day_usd(state: PlannerState, deps: PlannerDeps) -> float | None:
 
 def rules(state: PlannerState, deps: PlannerDeps) -> Preferences:
     text = " ".join(state.inputs())
-    style = "relaxed" if RELAXED.search(text) else "packed" if PACKED.search(text) else "balanced"
-    pace = {"relaxed": "slow", "balanced": "normal", "packed": "fast"}[style]
+    style: Style = "relaxed" if RELAXED.search(text) else "packed" if PACKED.search(text) else "balanced"
+    pace = _PACE[style]
     per_day = _per_day_usd(state, deps)
+    tier: Tier
     if PREMIUM.search(text):
         tier = "luxury"
     elif BUDGET_WORDS.search(text):
@@ -71,18 +75,18 @@ def rules(state: PlannerState, deps: PlannerDeps) -> Preferences:
         tier = "luxury"
     else:
         tier = "mid"
-    interests = canonical_interests(list(state.user_request.interests or []))  # type: ignore[union-attr]
-    return Preferences(travel_style=style, preferred_pace=pace, accommodation_preference=tier,  # type: ignore[arg-type]
+    interests = canonical_interests(list(required(state.user_request, "the user request").interests or []))
+    return Preferences(travel_style=style, preferred_pace=pace, accommodation_preference=tier,
                        prioritized_interests=interests, source="rules")
 
 
 def _llm(state: PlannerState, deps: PlannerDeps, base: Preferences) -> Preferences:
-    req = state.user_request
+    req = required(state.user_request, "the user request")
     messages = [
         {"role": "system", "content": "Extract a traveller's preferences from their request. Answer only with the schema. "
                                       "accommodation_preference: budget, mid or luxury. Interests: short lower-case English words."},
-        {"role": "user", "content": f"Request: {state.natural_language}\nBudget: {req.budget}\n"  # type: ignore[union-attr]
-                                    f"Dates: {req.start_date} to {req.end_date}\nInterests given: {req.interests}"},  # type: ignore[union-attr]
+        {"role": "user", "content": f"Request: {state.natural_language}\nBudget: {req.budget}\n"
+                                    f"Dates: {req.start_date} to {req.end_date}\nInterests given: {req.interests}"},
     ]
     out = deps.llm.structured(messages, PreferencesOut)
     interests = base.prioritized_interests or canonical_interests(out.prioritized_interests)
@@ -96,7 +100,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         return {}
     prefs = rules(state, deps)
     mode = "rules"
-    evidence = [f"budget: {state.user_request.budget}",  # type: ignore[union-attr]
+    evidence = [f"budget: {required(state.user_request, 'the user request').budget}",
                 f"interests: {', '.join(prefs.prioritized_interests) or '-'}"]
     per_day = _per_day_usd(state, deps)
     if per_day is not None:

@@ -20,7 +20,7 @@ import re
 
 from navigo_core.errors import LLMError, describe_failure
 from navigo_core.i18n import detect_lang
-from navigo_core.planner.agents._common import city_name, entry, lang_of, t
+from navigo_core.planner.agents._common import city_name, entry, lang_of, required, t
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import FinalPlan, PlannerState
 from navigo_core.security import detect_unsafe_output
@@ -50,13 +50,13 @@ def _lang(state: PlannerState) -> str:
 
 
 def template_summary(state: PlannerState, lang: str) -> str:
-    req = state.user_request
+    req = required(state.user_request, "the user request")
     b = state.budget
     n = len(state.itinerary or [])
     city = city_name(state, lang)
     status = (t("planner.summary.within", lang) if b and b.within_budget else
               t("planner.summary.over", lang) if b and b.within_budget is False else t("planner.summary.no_budget", lang))
-    return t("planner.summary.text", lang, city=city, days=n, start=req.start_date, end=req.end_date,  # type: ignore[union-attr]
+    return t("planner.summary.text", lang, city=city, days=n, start=req.start_date, end=req.end_date,
              total=f"{b.total:,.0f}" if b else "-", ccy=b.currency if b else "", status=status)
 
 

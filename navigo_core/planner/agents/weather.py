@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from navigo_core.errors import NavigoError
-from navigo_core.planner.agents._common import entry
+from navigo_core.planner.agents._common import entry, required
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import PlannerState
 
@@ -22,14 +22,14 @@ def ready(state: PlannerState) -> bool:
 def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     if not ready(state):
         return {}
-    req = state.user_request
-    dest = req.destination  # type: ignore[union-attr]
+    req = required(state.user_request, "the user request")
+    dest = req.destination
     flags: list[str] = []
     days: list[Any] = []
     evidence: list[str] = []
-    if dest is not None and req.start_date and req.end_date:  # type: ignore[union-attr]
+    if dest is not None and req.start_date and req.end_date:
         try:
-            days = deps.weather.forecast(dest.lat, dest.lon, req.start_date, req.end_date,  # type: ignore[union-attr]
+            days = deps.weather.forecast(dest.lat, dest.lon, req.start_date, req.end_date,
                                          today=deps.today())
         except NavigoError as exc:
             flags.append("WEATHER_UNAVAILABLE")
@@ -39,7 +39,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
     evidence += [f"provider: {getattr(deps.weather, 'name', '?')}", f"days forecast: {available}/{len(days)}",
                  f"HIGH-risk days: {len(high)}"]
     update: dict[str, Any] = {"weather": days}
-    update.update(entry(NAME, deps, input_summary=f"{getattr(dest, 'name', '-')}, {req.start_date}–{req.end_date}",  # type: ignore[union-attr]
+    update.update(entry(NAME, deps, input_summary=f"{getattr(dest, 'name', '-')}, {req.start_date}–{req.end_date}",
                         evidence=evidence, risk_flags=flags,
                         output_summary=f"{len(days)} day(s); HIGH risk: {', '.join(high) or 'none'}"))
     return update

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import httpx
 
-from navigo_core.config import Settings, get_settings
+from navigo_core.config import Settings
 from navigo_core.errors import ProviderNotConfigured
 from navigo_core.providers.flights.base import CABINS, FlightOffer, FlightProvider
 from navigo_core.providers.flights.duffel import DuffelFlightProvider
@@ -39,13 +39,12 @@ def effective_flights_provider(settings: Settings) -> str:
     return "duffel" if settings.duffel_access_token else "offline"
 
 
-def make_flight_provider(settings: Settings | None = None, *, name: str | None = None,
+def make_flight_provider(settings: Settings, *, name: str | None = None,
                          client: httpx.Client | None = None) -> FlightProvider:
     """The flight provider ``name`` ("offline" | "duffel"; default from the settings, see above).
 
     Raises ``ProviderNotConfigured`` when Duffel is chosen without a token, or ``name`` is unknown.
     """
-    settings = settings or get_settings()
     choice = effective_flights_provider(settings) if name in (None, "", "auto") else name
     if choice == "offline":
         return OfflineFlightProvider()

@@ -53,13 +53,16 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time, timedelta, timezone
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from navigo_core.errors import InputError
 from navigo_core.geo import haversine_m
 from navigo_core.providers.flights.base import CABINS, FlightOffer
 from navigo_core.providers.places.base import Place
+
+if TYPE_CHECKING:  # pragma: no cover - airportsdata is loaded on first use
+    from airportsdata import Airport
 
 MIN_FLIGHT_KM = 300.0
 OVERHEAD_MIN = 30.0
@@ -134,14 +137,14 @@ NEAREST_MAX_KM = 150.0  # airports_for_city: the nearest airport must be this cl
 
 
 @lru_cache(maxsize=1)
-def airports() -> dict[str, dict[str, Any]]:
+def airports() -> dict[str, Airport]:
     """``airportsdata``'s airports keyed by IATA code (loaded once, ~0.1 s)."""
     import airportsdata
 
     return airportsdata.load("IATA")
 
 
-def airport(code: str) -> dict[str, Any] | None:
+def airport(code: str) -> Airport | None:
     """The airport with IATA ``code`` (case-insensitive), or None."""
     return airports().get(code.strip().upper())
 
@@ -150,7 +153,7 @@ def _key(text: str) -> str:
     return " ".join(text.strip().casefold().replace("市", "").split())
 
 
-def _is_international(ap: dict[str, Any]) -> bool:
+def _is_international(ap: Airport) -> bool:
     return "international" in ap["name"].casefold()
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, datetime
 
 from navigo_core.providers.flights.base import FlightOffer
 
@@ -15,5 +15,8 @@ def recommend(offers: Iterable[FlightOffer], start_date: date) -> FlightOffer | 
     date ≤ start date), then the earlier arrival, the lower price, the earlier
     departure.
     """
-    return min(offers, key=lambda f: (f.arrive_at.date() > start_date, f.arrive_at, f.price, f.depart_at),
-               default=None)
+    def preference(f: FlightOffer) -> tuple[bool, datetime, float, datetime]:
+        return f.arrive_at.date() > start_date, f.arrive_at, f.price, f.depart_at
+
+    best = min(offers, key=preference, default=None)  # a variable: the return type would mislead min's inference
+    return best

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import httpx
 
-from navigo_core.config import Settings, get_settings
+from navigo_core.config import Settings
 from navigo_core.errors import ProviderNotConfigured
 from navigo_core.providers.matrix.amap import AmapMatrixProvider
 from navigo_core.providers.matrix.base import Matrix, MatrixProvider
@@ -23,14 +23,13 @@ __all__ = [
 MATRIX_PROVIDERS = ("offline", "osrm", "amap")
 
 
-def make_matrix_provider(settings: Settings | None = None, *, name: str | None = None,
+def make_matrix_provider(settings: Settings, *, name: str | None = None,
                          client: httpx.Client | None = None) -> MatrixProvider:
     """The matrix provider ``name`` ("offline" | "osrm" | "amap"; default ``settings.effective_matrix_provider``).
 
     Raises ``ProviderNotConfigured`` naming the setting to set (OSRM_URL, AMAP_KEY)
     when the chosen provider lacks it, or when ``name`` is unknown.
     """
-    settings = settings or get_settings()
     choice = settings.effective_matrix_provider if name in (None, "", "auto") else name
     timeout = settings.provider_timeout_s
     if choice == "offline":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import httpx
 
-from navigo_core.config import Settings, get_settings
+from navigo_core.config import Settings
 from navigo_core.errors import ProviderNotConfigured
 from navigo_core.providers.places.amap import AmapPlaceProvider
 from navigo_core.providers.places.base import Place, PlaceProvider
@@ -28,7 +28,7 @@ __all__ = [
 PLACE_PROVIDERS = ("gazetteer", "amap", "nominatim")
 
 
-def make_place_provider(settings: Settings | None = None, *, name: str | None = None,
+def make_place_provider(settings: Settings, *, name: str | None = None,
                         client: httpx.Client | None = None) -> PlaceProvider:
     """The place provider ``name`` (default: ``settings.effective_places_provider``).
 
@@ -37,7 +37,6 @@ def make_place_provider(settings: Settings | None = None, *, name: str | None = 
     ``ProviderNotConfigured`` naming the setting to set when the chosen provider
     lacks its key or URL, or when ``name`` is unknown.
     """
-    settings = settings or get_settings()
     choice = settings.effective_places_provider if name in (None, "", "auto") else name
     timeout = settings.provider_timeout_s
     if choice == "gazetteer":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import httpx
 
-from navigo_core.config import Settings, get_settings
+from navigo_core.config import Settings
 from navigo_core.errors import ProviderNotConfigured
 from navigo_core.providers.weather.base import DailyWeather, WeatherProvider
 from navigo_core.providers.weather.offline import OfflineWeatherProvider
@@ -30,13 +30,12 @@ def effective_weather_provider(settings: Settings) -> str:
     return "open_meteo" if settings.weather_online else "offline"
 
 
-def make_weather_provider(settings: Settings | None = None, *, name: str | None = None,
+def make_weather_provider(settings: Settings, *, name: str | None = None,
                           client: httpx.Client | None = None) -> WeatherProvider:
     """The weather provider ``name`` ("offline" | "open_meteo"; default from the settings, see above).
 
     Raises ``ProviderNotConfigured`` when ``name`` is unknown.
     """
-    settings = settings or get_settings()
     choice = effective_weather_provider(settings) if name in (None, "", "auto") else name
     if choice == "offline":
         return OfflineWeatherProvider()

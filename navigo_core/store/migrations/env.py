@@ -8,21 +8,27 @@ Offline (``--sql``): the SQL for ``sqlalchemy.url``'s dialect.
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
+from sqlalchemy import Connection, create_engine
 
 from navigo_core.store import metadata
 
 cfg = context.config
-OPTIONS = {
-    "target_metadata": metadata,  # autogenerate compares against the tables of navigo_core.store
-    "version_table": cfg.get_main_option("version_table") or "alembic_version",
-    "render_as_batch": True,  # SQLite cannot ALTER most things: autogenerate writes batch operations
-    "compare_type": True,
-}
+VERSION_TABLE = cfg.get_main_option("version_table") or "alembic_version"
+
+
+def configure(*, connection: Connection | None = None, url: str | None = None, literal_binds: bool = False) -> None:
+    """Alembic's context over ``connection`` (online) or ``url`` (offline), with the options of every run."""
+    context.configure(
+        connection=connection, url=url, literal_binds=literal_binds,
+        target_metadata=metadata,  # autogenerate compares against the tables of navigo_core.store
+        version_table=VERSION_TABLE,
+        render_as_batch=True,  # SQLite cannot ALTER most things: autogenerate writes batch operations
+        compare_type=True,
+    )
 
 
 def run_offline() -> None:
-    context.configure(url=cfg.get_main_option("sqlalchemy.url"), literal_binds=True, **OPTIONS)
+    configure(url=cfg.get_main_option("sqlalchemy.url"), literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
 
@@ -30,14 +36,14 @@ def run_offline() -> None:
 def run_online() -> None:
     connection = cfg.attributes.get("connection")
     if connection is not None:
-        context.configure(connection=connection, **OPTIONS)
+        configure(connection=connection)
         with context.begin_transaction():  # the caller's transaction: nothing is committed here
             context.run_migrations()
         return
     engine = create_engine(str(cfg.get_main_option("sqlalchemy.url")))
     try:
         with engine.connect() as conn:
-            context.configure(connection=conn, **OPTIONS)
+            configure(connection=conn)
             with context.begin_transaction():
                 context.run_migrations()
             conn.commit()

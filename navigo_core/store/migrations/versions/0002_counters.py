@@ -46,10 +46,11 @@ def upgrade() -> None:
         if match:
             name = f"application:{match.group(1)}"
             seeds[name] = max(seeds.get(name, 0), int(match.group(2)))
-    for plan_id, version in conn.execute(sa.select(plans.c.id, sa.func.max(plans.c.version)).group_by(plans.c.id)):
-        seeds[f"plan:{plan_id}"] = int(version or 0)
+    latest = sa.select(plans.c.id, sa.func.max(plans.c.version)).group_by(plans.c.id)
+    for row in conn.execute(latest):  # rows by index: mypy types an unpacked Row as object, an indexed one as Any
+        seeds[f"plan:{row[0]}"] = int(row[1] or 0)
 
-    existing = {name: value for name, value in conn.execute(sa.select(counters.c.name, counters.c.value))}
+    existing: dict[str, int] = {row[0]: row[1] for row in conn.execute(sa.select(counters.c.name, counters.c.value))}
     new = [{"name": name, "value": value} for name, value in sorted(seeds.items()) if name not in existing]
     if new:
         conn.execute(counters.insert(), new)
