@@ -114,9 +114,9 @@ def llm_scan_result(text: str, llm: LLMClient | None) -> ScanResult:
         return ScanResult(error=exc.message("en"))
     if not verdict.is_injection:
         return ScanResult(verdict=verdict, basis="clean")
-    try:
-        from navigo_core.security.classifier import injection_score, injection_threshold
+    from navigo_core.security.classifier import injection_score, injection_threshold  # our own: never hidden
 
+    try:
         ratio = injection_score(clipped) / max(injection_threshold(clipped), 1e-9)
     except Exception as exc:  # a detector that cannot load must not turn the advisory verdict into a crash
         log.warning("injection detector unavailable for the LLM scan's check: %s", exc)
