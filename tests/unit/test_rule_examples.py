@@ -101,7 +101,9 @@ SETS = {  # file -> minimum accuracy through classify (measured; see benchmarks/
     "out_of_scope.jsonl": 0.95,
     # the tuning sets: the rules and the L2 classifier were developed on them
     **{f"routing_tune{n}.jsonl" if n > 1 else "routing_tune.jsonl": 0.85 for n in range(1, 16)},
-    "business_fresh.jsonl": 0.85,  # written before tuning, never tuned on
+    # written before tuning; since this session a development set (its misses were studied and fixed)
+    "business_fresh.jsonl": 0.95,
+    "business_fresh2.jsonl": 0.88,  # written by someone who never saw the rules, before the tuning; never tuned on
     "chat_fresh.jsonl": 0.85,  # written before tuning, never tuned on
 }
 
