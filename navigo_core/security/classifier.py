@@ -6,7 +6,8 @@ attempt; :func:`injection_threshold` the calibrated cut-off (per language) above
 
 Model: hashed character and word n-grams of :func:`~navigo_core.security.features.prepare`-d text
 (normalised; head and tail of long texts), sublinear tf-idf per block, L2-normalised, plus the
-hand-made concept features of :mod:`navigo_core.security.features`, into one logistic regression.
+hand-made concept features of :mod:`navigo_core.security.features`, into one linear model (a linear SVM whose
+margin is Platt-scaled to a probability: the model's ``platt`` meta; older logistic-regression files have none).
 When the model's meta has ``segments`` (the shipped one does, for English), a text scores as the maximum
 of its whole and of each of its sentences / lines, so a hijack appended to a real request still shows.
 The hashing is stateless, so the model file holds only weights: ``data/injection_model.npz``
@@ -85,6 +86,8 @@ class InjectionModel:
         self.dense_scale = float(meta["dense_scale"])
         self.dense_by_lang = bool(meta.get("dense_by_lang", False))
         self.bias = float(meta["bias"])
+        platt = meta.get("platt")
+        self.platt: tuple[float, float] | None = (float(platt[0]), float(platt[1])) if platt else None
         if self.dense_w.shape[0] != N_DENSE * (2 if self.dense_by_lang else 1):
             raise ValueError("injection model does not match navigo_core.security.features (retrain: make model)")
         self.thresholds: dict[str, float] = {k: float(v) for k, v in meta.get("thresholds", {}).items()}
@@ -123,6 +126,8 @@ class InjectionModel:
                     parts.append(part)
             if parts:
                 np.maximum.at(logits, np.array(owner), self.decision(parts))
+        if self.platt is not None:  # a linear SVM's margin mapped to a probability (train._platt)
+            logits = self.platt[0] * logits + self.platt[1]
         probs = 1.0 / (1.0 + np.exp(-logits))
         return np.where([bool(p) for p in prepared], probs, 0.0)
 

@@ -18,7 +18,10 @@ Concepts also run on *views* of the text that undo cheap obfuscation: leetspeak 
 text, :func:`crop_raw`), rot13 and reversed text when the message mentions them. Three statistics say
 whether such obfuscation, a decoded payload or a hidden attack word was found. For Chinese texts, three
 more separate *talking about* an attack (a quoted example inside a discussion: news, training, a
-risk assessment, 怎么防) from *making* one.
+risk assessment, 怎么防) from *making* one, and five *shapes* of Chinese attack requests (dismiss the
+question and dictate the reply, repeat verbatim / add nothing, role-play as a bad persona, persona plus task,
+asking for the assistant's prompt / model / training internals) mark the structure of a request rather than a
+trigger word (:data:`ZH_SHAPE_VALUE`).
 
 :func:`segments` splits a text into sentences / lines; the classifier can score each on its own (the
 model's ``segments`` setting) so an instruction appended to an ordinary request is not diluted by it.
@@ -287,9 +290,40 @@ _META_TALK = re.compile(
     r"(?:是什么|什么是|什么意思|原理|怎么防|如何防|防范|怎么检查|科普|新闻|文章|讲座|培训|论文|风险评估|测试用例|小说|剧情|"
     r"是真的吗|是不是诈骗|不需要(?:具体|技术)|提纲|大纲|框架|比如|例如|举例|示范话术|手册|课件|调研|综述|通俗)")
 
-#: Text statistics appended after the concepts.
+# ---- Chinese-only attack structures (round 3): patterns of whole requests, not single trigger words -------
+#: (name, pattern) on normalised Chinese text (NFKC turns ，？！： into , ? ! :). Each names the *shape* of an
+#: attack family: dismiss the question and dictate the reply; repeat a given sentence verbatim / add nothing;
+#: role-play as an explicitly bad persona; a persona assignment followed by a task or opinion request; asking
+#: for the assistant's own prompt / model / training internals. Own benign rows with the same shapes (travel
+#: personas, "repeat my itinerary", villains in novels, questions about the app's data) keep any one from
+#: deciding (training/injection/EXPERIMENTS.md, round 3).
+_ZH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("zh_hijack_reply", re.compile(
+        r"(?:忽略|无视|不要管|不用管|别管|不要回答|无需回答|不用回答|别回答|不必回答|不需要回答|不要理会|跳过)[^。！？!?\n]{0,20}?"
+        r"(?:直接|只|仅|而是|改为|请)[^。！？!?\n]{0,4}?(?:回复|输出|复述|输入|回答|说|打印|写)")),
+    ("zh_repeat_verbatim", re.compile(
+        r"(?:复述|重复|照抄|原样输出|照着说|跟着说|跟我说|跟我念)[^。！？!?\n]{0,6}?(?:以下|下面|这句|如下|[:：“\"「])|"
+        r"不要(?:添加|加|附加|带)(?:任何|其他|别的)?(?:词汇|前缀|符号|注释|解释|内容|文字|说明)")),
+    ("zh_bad_persona", re.compile(
+        r"(?:扮演|充当|假扮|假装|你是|作为|你现在是|假设你是|想象你是)[^。！？!?\n]{0,12}?(?:自私|傲慢|高傲|狡诈|狡猾|恶意|邪恶|"
+        r"欺凌|极端|反派|叛徒|骗子|黑客|罪犯|赌徒|杀手|恐怖|毒贩|小偷|流氓|恶霸|腐败|贪婪|冷酷|残忍|无情|暴躁|偏执|歧视|种族主义|独裁)")),
+    ("zh_persona_task", re.compile(
+        r"(?:你是一[名个位]|你扮演|假设你是|作为一[名个位])[^。！？!?\n]{1,20}?[，,。][^\n]{0,40}?(?:请你|你认为|你会|你需要|你要|请用|请写)")),
+    ("zh_model_internals", re.compile(
+        r"(?:你|你们|您)(?:的|在|所|使用的|用的)?[^。！？!?\n]{0,8}?(?:prompt|提示词|模型|训练数据|数据集|参数|超参数|训练过程|算法|源代码)"
+        r"[^。！？!?\n]{0,30}?(?:提供|列出|输出|公开|分享|透露|告诉|描述|给出|展示)|"
+        r"(?:提供|列出|输出|公开|分享|透露|告诉我|描述|给出|展示)[^。！？!?\n]{0,12}?(?:你|你们|您)(?:的|在|所|使用的|用的)?[^。！？!?\n]{0,8}?"
+        r"(?:prompt|提示词|模型|训练数据|数据集|参数|超参数|训练过程|算法|源代码)")),
+)
+
+#: Value of a firing shape feature (the concepts are 0/1). At 1.0 the shapes lift Chinese validation recall most but
+#: also push held-out benign requests of the same shape over the threshold; 0.5 is the measured compromise.
+ZH_SHAPE_VALUE = 0.5
+
+#: Text statistics appended after the concepts (the last ones for Chinese texts only).
 _STATS = ("log_len", "many_lines", "punct_ratio", "odd_token_ratio", "you_density", "cjk_ratio", "n_concepts",
-          "obfuscated", "encoded_payload", "hidden_keyword", "meta_talk", "attack_quoted_only", "quoted_and_meta")
+          "obfuscated", "encoded_payload", "hidden_keyword", "meta_talk", "attack_quoted_only", "quoted_and_meta",
+          *(name for name, _ in _ZH_SHAPES))
 _ATTACK_IDX = tuple(i for i, (name, _, _) in enumerate(CONCEPTS) if name in _ATTACK_CONCEPTS)
 N_DENSE = len(_COMPILED) + len(_STATS)
 
@@ -374,4 +408,6 @@ def dense_features(prepared: str, raw: str | None = None) -> np.ndarray:
         if in_q and not out_q:
             out[i + 11] = 1.0
             out[i + 12] = meta
+    for k, (_, pattern) in enumerate(_ZH_SHAPES):
+        out[i + 13 + k] = ZH_SHAPE_VALUE if any(pattern.search(t) for t in texts) else 0.0
     return out

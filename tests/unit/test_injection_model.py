@@ -27,9 +27,9 @@ BENIGN_FRESH = DATA / "injection_benign_fresh.jsonl"
 ATTACKS_FRESH = DATA / "injection_attacks_fresh.jsonl"
 CLASSIFIER_FLAG = re.compile(re.escape(INJECTION_PREFIX) + r"classifier:(0|1)\.\d\d$")
 
-#: Measured recall of the classifier alone on injection_attacks_fresh.jsonl (en 85.7 %, zh 33.8 %; before the
-#: own-written training files: en 49.0 %, zh 18.6 %) minus about 5 points.
-RECALL_FLOOR = {"en": 0.80, "zh": 0.28}
+#: Measured recall of the classifier alone on injection_attacks_fresh.jsonl (round 3: en 85.7 %, zh 41.0 %; round 2:
+#: en 85.7 %, zh 33.8 %; before the own-written training files: en 49.0 %, zh 18.6 %) minus about 5 points.
+RECALL_FLOOR = {"en": 0.80, "zh": 0.36}
 
 #: Example messages of README.md.
 README_EXAMPLES = [
@@ -85,8 +85,8 @@ def test_no_flag_on_readme_examples():
 
 def test_classifier_false_positives_on_fresh_benign():
     """injection_benign_fresh.jsonl: the even rows calibrated the threshold (≤ 1 % per language; measured
-    1/180 en, 1/180 zh); the odd rows are the untouched test half (measured 1.7 % = 3/180 en, 0 % zh;
-    before: 2.2 % en)."""
+    1/180 en, 1/180 zh); the odd rows are the untouched test half (measured 2.2 % = 4/180 en, 0 % zh;
+    round 2: 1.7 % en; before: 2.2 % en)."""
     rows = _rows(BENIGN_FRESH)
     scores = injection_scores([r["text"] for r in rows])
     for lang in ("en", "zh"):

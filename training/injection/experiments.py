@@ -421,8 +421,7 @@ def recipe_eval(overrides: dict, name: str = "recipe", own_loso: bool = True) ->
             blocks.append(tf.fit_transform(X[idx]))
             transformers.append(tf)
         Xtr = sp.hstack(blocks + [sp.csr_matrix(dense[idx] * config["dense_scale"])]).tocsr()
-        clf = LogisticRegression(C=config["C"], class_weight=config["class_weight"], solver="liblinear",
-                                 max_iter=5000, random_state=0)
+        clf = T._linear_model(config)  # the recipe's classifier (linear SVM since round 3; Platt is monotone)
         clf.fit(Xtr, y_all[idx], sample_weight=T.sample_weights(tr_rows, config))
         outs = []
         for rows in eval_sets:
