@@ -55,14 +55,11 @@ LEAVE = re.compile(r"^\s*(?:cancel|stop|not now|later|no)\b|^\s*(?:取消|算了
 
 
 def _places(context: GateContext) -> PlaceProvider:
-    from navigo_core.providers.places import GazetteerPlaceProvider, make_place_provider
+    """The composition root's provider (make_gate_context selects it from the settings, as for the weather
+    scene); a bare GateContext reads places with the offline gazetteer."""
+    from navigo_core.providers.places import GazetteerPlaceProvider
 
-    if context.places is not None:  # the composition root's provider
-        return context.places
-    try:
-        return make_place_provider(context.settings) if context.settings else GazetteerPlaceProvider()
-    except NavigoError:
-        return GazetteerPlaceProvider()
+    return context.places if context.places is not None else GazetteerPlaceProvider()
 
 
 def _reply(text: str, lang: str, **kw: Any) -> SceneReply:
