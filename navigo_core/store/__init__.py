@@ -35,6 +35,7 @@ import functools
 import json
 import os
 import random
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -442,6 +443,22 @@ def _migrate_schema(engine: Engine) -> None:
             time.sleep(0.05 * 2 ** attempt)
 
 
+def _wal(cur: Any) -> None:
+    """WAL mode (persistent: once any process set it, it is only read). Switching needs the database to
+    itself, and SQLite refuses that at once, without its busy timeout, while other processes open a new
+    file together: the switch is tried again with backoff."""
+    if str(cur.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        return
+    for attempt in range(BUSY_RETRIES):
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() and "busy" not in str(exc).lower() or attempt == BUSY_RETRIES - 1:
+                raise
+            time.sleep(0.05 * 2 ** attempt * (0.5 + random.random()))
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url`` with its tables; SQLite files get their folder created, WAL mode, a 30 s busy
     timeout. Every database error it raises later is a :class:`StoreError`; so is a failure to open."""
@@ -475,7 +492,7 @@ def make_engine(url: str) -> Engine:
             cur = dbapi_conn.cursor()
             try:
                 cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-                cur.execute("PRAGMA journal_mode=WAL")
+                _wal(cur)
                 cur.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crash of the app, far fewer fsyncs
                 cur.execute("PRAGMA foreign_keys=ON")
             finally:
