@@ -116,3 +116,15 @@ def wait_for_app(page: Page, initial_wait_ms: int = 210) -> None:
     expect(page.locator("[data-testid='stApp'][data-test-connection-state='CONNECTED']")).to_be_attached(timeout=60_000)
     expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_be_attached(timeout=60_000)
     expect(page.locator("[data-testid='stStatusWidget']")).to_have_count(0, timeout=60_000)
+
+
+def download(page: Page, label: str) -> bytes:
+    """Click the download button ``label`` once the run has finished, and return the file. While a rerun
+    moves a button (the Plan page's layout changes after Refine), the old element stays in the page,
+    stale, until the run ends; so wait for the run and for exactly one such button, not for a duration."""
+    wait_for_app(page)
+    button = page.get_by_role("button", name=label)
+    expect(button).to_have_count(1, timeout=60_000)
+    with page.expect_download() as info:
+        button.click()
+    return info.value.path().read_bytes()

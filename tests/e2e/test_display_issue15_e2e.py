@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import AppServer, OfflinePage, wait_for_app
+from tests.e2e.conftest import AppServer, OfflinePage, download, wait_for_app
 from tests.e2e.test_chat_e2e import send
 
 pytestmark = pytest.mark.e2e
@@ -40,9 +40,7 @@ def plan(page: Page, app_server: AppServer, text: str) -> dict[str, Any]:
     page.get_by_role("button", name="Plan it").click()
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Summary").first).to_be_visible(timeout=60_000)
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Download JSON").click()
-    return json.loads(info.value.path().read_bytes())
+    return json.loads(download(page, "Download JSON"))
 
 
 def assert_amounts_fully_visible(page: Page, key: str, lines: list[dict[str, Any]] | None = None) -> None:
@@ -84,9 +82,7 @@ def test_refine_shows_the_amounts_of_both_versions(app_server: AppServer, offlin
     page.get_by_role("button", name="Refine (keep the previous version)").click()
     wait_for_app(page)
     expect(page.get_by_text("beside the previous version", exact=False)).to_be_visible(timeout=60_000)
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Download JSON").click()
-    current = json.loads(info.value.path().read_bytes())
+    current = json.loads(download(page, "Download JSON"))
     assert_amounts_fully_visible(page, "plan_prev")
     assert_amounts_fully_visible(page, "plan_cur", current["budget"]["lines"])
     expect(page.locator("[data-testid='stException']")).to_have_count(0)

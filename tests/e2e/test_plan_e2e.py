@@ -8,7 +8,7 @@ import pytest
 from icalendar import Calendar
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import AppServer, OfflinePage, wait_for_app
+from tests.e2e.conftest import AppServer, OfflinePage, download, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -33,9 +33,7 @@ def test_plan_page_runs_a_plan_and_exports(app_server: AppServer, offline_page: 
 
     downloads = {}
     for label in ("Download Markdown", "Download JSON", "Download calendar (ICS)"):
-        with page.expect_download() as info:
-            page.get_by_role("button", name=label).click()
-        downloads[label] = info.value.path().read_bytes()
+        downloads[label] = download(page, label)
     assert downloads["Download Markdown"].decode().startswith("#")
     state = json.loads(downloads["Download JSON"])
     assert state["status"] == "done" and len(state["itinerary"]) == 5
