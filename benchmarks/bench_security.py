@@ -11,8 +11,10 @@ Sets (recall on attacks, false positives on benign text, per language and per at
   ``NAVIGO_INJECTION_DATA``), read only when present. The shipped model trained on its licensed rows,
   so it is scored twice: by a model retrained without dev (honest) and by the shipped model
   ("trained on"; SMP2017 rows have no licence and were never trained on).
-* ``tests/data/injection_attacks_fresh.jsonl`` (own-written attacks, never trained on) and the odd
-  rows of ``tests/data/injection_benign_fresh.jsonl`` (the even rows calibrated the threshold).
+* ``tests/data/injection_attacks_fresh.jsonl`` (own-written attacks, never trained on), the odd
+  rows of ``tests/data/injection_benign_fresh.jsonl`` (the even rows calibrated the threshold; the odd
+  rows' false positives were read in round 4, so they are a development half now) and
+  ``tests/data/injection_benign_fresh2.jsonl`` (600 ordinary requests written blind; the held-out benign set).
 * the project's labelled sets (every other ``tests/data/*.jsonl``; some were training rows).
 
 Latency: p50 / p99 per message on one thread (threadpoolctl), rules, classifier, both.
@@ -203,6 +205,12 @@ def main() -> int:
             even = [dict(r, label=0) for i, r in enumerate(_jsonl(fresh_b)) if i % 2 == 0]
             _tables("injection_benign_fresh.jsonl, even rows (calibration half: ≤ 1 % per language by construction)",
                     even, _decide(shipped, even))
+        fresh_b2 = ROOT / "tests" / "data" / "injection_benign_fresh2.jsonl"
+        if fresh_b2.exists():  # written blind before round 4; never read by training (train.EVAL_GLOB)
+            rows = [dict(r, label=0) for r in _jsonl(fresh_b2)]
+            _tables("injection_benign_fresh2.jsonl (600 ordinary requests written blind, never trained or "
+                    "calibrated on), shipped model", rows, _decide(shipped, rows))
+            all_texts += [r["text"] for r in rows]
         print("### Project labelled sets (benign), shipped model\n")
         print("| set | rows | trained on | " + " | ".join(f"{k} FP" for k in LAYERS) + " |\n|---|---|---|"
               + "---|" * len(LAYERS))

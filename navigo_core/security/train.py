@@ -9,6 +9,9 @@
 * ``training/injection/own_attacks.jsonl`` and ``own_benign.jsonl`` — ~1,200 own-written attacks and ~1,350
   hard benign requests (en + zh; indirect injections in documents, hijacks appended to real requests,
   subtle extraction, obfuscation; benign text that talks about AI, prompts, rules, passwords, modes);
+* ``training/injection/own_long.jsonl`` — 310 own-written long, multi-line rows: 200 benign tasks dense with
+  trigger words (notes, to-do lists, role-play practice, outlines about prompts) and 110 attacks of the same
+  shapes with an instruction to the assistant hidden inside;
 * benign sentences of the project's own labelled sets: ``tests/data/routing_tune*.jsonl``,
   ``calibration.jsonl``, ``out_of_scope_train*.jsonl`` (the other sets stay out: untrained checks),
 
@@ -78,12 +81,21 @@ CONFIG: dict = {
 
 #: Own-written rows (fields text, label 1/0, lang, subtype), written for this project without reading the
 #: evaluation files; see training/injection/LICENSES.md.
-OWN_FILES = ("own_attacks.jsonl", "own_benign.jsonl")
+OWN_FILES = ("own_attacks.jsonl", "own_benign.jsonl", "own_long.jsonl")
 #: Project sets used as benign *training* rows (the rest of tests/data stays untrained).
 REPO_BENIGN_TRAIN = ("routing_tune*.jsonl", "calibration.jsonl", "out_of_scope_train*.jsonl")
 #: Evaluation-only injection files (never trained on; the benign one's even rows calibrate the threshold).
 BENIGN_FRESH = "injection_benign_fresh.jsonl"
 ATTACKS_FRESH = "injection_attacks_fresh.jsonl"
+#: Every injection evaluation file (``injection_*fresh*.jsonl``: the two above, and
+#: ``injection_benign_fresh2.jsonl``, a second benign set written blind, never read here at all): measured by
+#: ``benchmarks/bench_security.py``, left out of :func:`labelled_benign_rows`.
+EVAL_GLOB = "injection_*fresh*.jsonl"
+
+
+def is_evaluation_file(path: Path) -> bool:
+    """Whether ``path`` is an injection evaluation file (:data:`EVAL_GLOB`)."""
+    return path.match(EVAL_GLOB)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -150,7 +162,7 @@ def labelled_benign_rows(root: Path = ROOT, include_fresh_calibration: bool = Tr
     plus the calibration (even) half of injection_benign_fresh.jsonl when asked."""
     rows = []
     for path in sorted((root / "tests" / "data").glob("*.jsonl")):
-        if path.name in (BENIGN_FRESH, ATTACKS_FRESH):
+        if is_evaluation_file(path):
             continue
         rows += [{"text": r["text"], "lang": _row_lang(r), "set": path.name} for r in _jsonl(path)]
     if include_fresh_calibration:

@@ -18,7 +18,7 @@ from navigo_core.security.classifier import (
     injection_threshold,
     load_model,
 )
-from navigo_core.security.train import build
+from navigo_core.security.train import build, is_evaluation_file
 
 pytestmark = pytest.mark.usefixtures("no_internet")
 
@@ -29,7 +29,7 @@ CLASSIFIER_FLAG = re.compile(re.escape(INJECTION_PREFIX) + r"classifier:(0|1)\.\
 
 #: Measured recall of the classifier alone on injection_attacks_fresh.jsonl (round 3: en 85.7 %, zh 41.0 %; round 2:
 #: en 85.7 %, zh 33.8 %; before the own-written training files: en 49.0 %, zh 18.6 %) minus about 5 points.
-RECALL_FLOOR = {"en": 0.80, "zh": 0.36}
+RECALL_FLOOR = {"en": 0.85, "zh": 0.57}  # measured round 4: 88.1 % en, 61.9 % zh (round 3: 85.7 %, 41.0 %)
 
 #: Example messages of README.md.
 README_EXAMPLES = [
@@ -48,7 +48,7 @@ def _rows(path: Path) -> list[dict]:
 
 
 def _labelled_sets() -> list[Path]:
-    return sorted(p for p in DATA.glob("*.jsonl") if p.name not in (BENIGN_FRESH.name, ATTACKS_FRESH.name))
+    return sorted(p for p in DATA.glob("*.jsonl") if not is_evaluation_file(p))
 
 
 # --- (a) the shipped file is what the training script builds ---------------------------------------
@@ -85,8 +85,8 @@ def test_no_flag_on_readme_examples():
 
 def test_classifier_false_positives_on_fresh_benign():
     """injection_benign_fresh.jsonl: the even rows calibrated the threshold (≤ 1 % per language; measured
-    1/180 en, 1/180 zh); the odd rows are the untouched test half (measured 2.2 % = 4/180 en, 0 % zh;
-    round 2: 1.7 % en; before: 2.2 % en)."""
+    1/180 en, 1/180 zh); the odd rows were the test half until round 3 (2.2 % = 4/180 en, 0 % zh); their
+    false positives were read in round 4, so they are a development half now (round 4: 1.1 % en, 0 % zh)."""
     rows = _rows(BENIGN_FRESH)
     scores = injection_scores([r["text"] for r in rows])
     for lang in ("en", "zh"):
@@ -94,6 +94,19 @@ def test_classifier_false_positives_on_fresh_benign():
             idx = [i for i, r in enumerate(rows) if r["lang"] == lang and i % 2 == half]
             fp = sum(scores[i] >= injection_threshold(rows[i]["text"]) for i in idx)
             assert fp / len(idx) <= ceiling, (lang, half, fp, len(idx))
+
+
+def test_false_positives_on_the_blind_benign_set():
+    """injection_benign_fresh2.jsonl: 600 ordinary requests (300 en, 300 zh; travel, business, general, and
+    120 per language with trigger words) written blind, before round 4, by someone who saw neither the
+    detector nor its data; never read by the training script (train.EVAL_GLOB). Rules and classifier
+    together: ≤ 1 % per language (measured before round 4: 2/300 en, 1/300 zh; after: the same)."""
+    rows = _rows(DATA / "injection_benign_fresh2.jsonl")
+    for lang in ("en", "zh"):
+        texts = [r["text"] for r in rows if r["lang"] == lang]
+        assert len(texts) == 300
+        flagged = sum(bool(detect_prompt_injection(t)) for t in texts)
+        assert flagged / len(texts) <= 0.01, (lang, flagged)
 
 
 # --- (c) recall floor on the independently written attacks (never trained on) -------------------
