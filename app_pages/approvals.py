@@ -1,6 +1,6 @@
 """Approvals page: the approver decides on submitted travel applications; every application and its history.
 
-Thin: widgets → navigo_core.applications.ApplicationService → render. The service enforces every rule
+Thin: widgets → navigo_core.business.applications.ApplicationService → render. The service enforces every rule
 (status transitions, a rejection needs a comment); this page only shows its answers.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from navigo_core.applications import Application, ApplicationService, audit_lines, card_text
+from navigo_core.business.applications import Application, ApplicationService, audit_lines, card_text
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.limits import check_message

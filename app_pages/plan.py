@@ -12,9 +12,10 @@ import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from navigo_core.applications import ApplicationService, card_text, policy_and_grade
+from navigo_core.business.applications import ApplicationService, card_text, policy_and_grade
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
+from navigo_core.planner.application import draft_from_plan
 from navigo_core.planner.exports import to_ics, to_json, to_markdown
 from navigo_core.planner.form import request_text
 from navigo_core.maps import build_route_map
@@ -371,9 +372,9 @@ if state is not None and state.status in ("done", "refused"):
         if st.button(tr("plan.page.apply"), key="plan_apply", help=tr("plan.page.apply_help")):
             try:
                 policy, grade, _assumed = policy_and_grade(gate_context())
-                app = ApplicationService(store(), settings=settings()).create_from_plan(
-                    state, owner="me", purpose=state.natural_language[:200], policy=policy, grade=grade,
-                    plan_id=S.get("plan.id"), today=date.today())
+                app = ApplicationService(store(), settings=settings()).create(
+                    owner="me", purpose=state.natural_language[:200], plan_id=S.get("plan.id"),
+                    **draft_from_plan(state, policy, grade, today=date.today()))
                 st.success(tr("plan.page.applied", number=app.number), icon="📝")
                 st.markdown(safe_markdown(card_text(app, L)))
             except NavigoError as exc:

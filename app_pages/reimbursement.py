@@ -1,6 +1,6 @@
 """Reimbursement page: expense items checked against the travel policy and the approved application.
 
-Thin: widgets → navigo_core.expenses (import_csv, check_items, claim_summary, to_csv) → render;
+Thin: widgets → navigo_core.business.expenses (import_csv, check_items, claim_summary, to_csv) → render;
 claims are saved with ``store().claims``. A broken policy file is shown, and entry keeps working.
 The grade checked is the one the traveller gave in the chat (its hand-off: ``reimb.prefill``), else
 ``EMPLOYEE_GRADE``, read by ``TravelPolicy.resolve_grade`` like everywhere else; an assumed one is said so.
@@ -14,9 +14,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from navigo_core.applications import Application, ApplicationService
-from navigo_core.errors import NavigoError
-from navigo_core.expenses import (
+from navigo_core.business.applications import Application, ApplicationService, PolicyUnavailable
+from navigo_core.business.expenses import (
     CATEGORIES,
     CheckedItem,
     ExpenseImportError,
@@ -26,10 +25,10 @@ from navigo_core.expenses import (
     import_csv,
     to_csv,
 )
+from navigo_core.business.policy import grade_note, policy_status
+from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.limits import check_upload
-from navigo_core.applications import PolicyUnavailable
-from navigo_core.policy import grade_note, policy_status
 from ui.context import choice, lang, settings, show_error, store, tr
 from ui.markdown import error_text, escape_markdown
 

@@ -15,6 +15,7 @@ from streamlit_folium import st_folium
 from navigo_core.errors import InputError, NavigoError, PlaceResolutionError, ProviderError
 from navigo_core.i18n import fmt_distance, fmt_duration
 from navigo_core.maps import build_pick_map, build_route_map, from_map_coords
+from navigo_core.providers.selection import choice as provider_choice
 from navigo_core.route.exports import to_gpx, to_json
 from navigo_core.route.form import (
     clicked_row,
@@ -135,10 +136,11 @@ with left:
         tr("route.page.strategy"), ["fastest", "shortest", "balanced"], key=choice("route_strategy"),
         format_func=lambda v: tr(f"route.page.strategy.{v}"),
     )
-    providers = ["offline"] + (["osrm"] if s.osrm_url else []) + (["amap"] if s.amap_key else [])
-    default_provider = s.effective_matrix_provider if s.effective_matrix_provider in providers else "offline"
+    matrix_choice = provider_choice(s, "matrix")  # the available distance providers, the selected one first shown
+    providers = list(matrix_choice.available)
     provider = c2.selectbox(
-        tr("route.page.provider"), providers, index=providers.index(default_provider), key=choice("route_provider"),
+        tr("route.page.provider"), providers, index=providers.index(matrix_choice.default),
+        key=choice("route_provider"),
         format_func=lambda v: tr(f"engine.{v}"),
     )
     st.button(tr("route.page.optimise"), key="route_optimise", type="primary", on_click=_request_run,

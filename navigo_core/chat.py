@@ -30,6 +30,7 @@ from navigo_core.i18n import detect_lang, t
 from navigo_core.intent.rules import default_rules
 from navigo_core.config import Settings
 from navigo_core.limits import Limits, check_message
+from navigo_core.providers.selection import Providers, make_providers
 from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, gate_classify, run_scene
 from navigo_core.security import scan_input
 
@@ -123,16 +124,20 @@ class ChatService:
     """``store``: a :class:`~navigo_core.store.Store`. ``settings``: the composition root's Settings (required;
     the service never reads the global settings). ``llm``: an LLMClient (None: offline clarification).
     ``gate_context``: a prepared :class:`GateContext` (default: ``make_gate_context(settings, llm=llm)``,
-    built on first use). ``scan_with_llm``: also ask the LLM in the risk guard (rules only by default)."""
+    built on first use). ``scan_with_llm``: also ask the LLM in the risk guard (rules only by default).
+    ``providers``: the composition root's provider bundle (:mod:`navigo_core.providers.selection`), passed to the
+    clarify agent and the default gate context (None: ``make_providers(settings)``, one bundle for both)."""
 
     def __init__(self, store: Any, settings: Settings, *, llm: Any = None, gate_context: GateContext | None = None,
-                 places: Any = None, today: date | None = None, scan_with_llm: bool = False) -> None:
+                 places: Any = None, today: date | None = None, scan_with_llm: bool = False,
+                 providers: Providers | None = None) -> None:
         self.store = store
         self.settings = settings
         self.llm = llm
         self._gate_context = gate_context
         self.scan_with_llm = scan_with_llm
-        self.agent = ClarifyAgent(settings, llm=llm, places=places, today=today)
+        self.providers = providers if providers is not None else make_providers(settings)
+        self.agent = ClarifyAgent(settings, llm=llm, places=places, today=today, providers=self.providers)
 
     # --- threads ---
 
@@ -141,7 +146,7 @@ class ChatService:
         if self._gate_context is None:
             from navigo_core.scenes import make_gate_context
 
-            self._gate_context = make_gate_context(self.settings, llm=self.llm)
+            self._gate_context = make_gate_context(self.settings, llm=self.llm, providers=self.providers)
         return self._gate_context
 
     def new_thread(self, owner: str) -> str:
@@ -269,7 +274,7 @@ class ChatService:
             raise ChatError(detail=str(exc)) from exc
 
     def _policy(self) -> Any:
-        from navigo_core.policy import policy_status
+        from navigo_core.business.policy import policy_status
 
         settings = getattr(self.gate_context, "settings", None) or self.settings
         return policy_status(getattr(settings, "travel_policy_file", "") or None)[0]

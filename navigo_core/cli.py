@@ -17,10 +17,13 @@ the L2 thresholds from labelled data and writes them (default: the package's
 ``intent/data/thresholds.yaml``). A message that is literally "eval" or
 "calibrate" can be classified with ``intent --text eval``.
 
-Exit codes: 0 success, 2 bad input (one line on stderr), 3 provider failure.
+Exit codes: 0 success, 2 bad input (one line on stderr; also a ``--provider`` that is not configured),
+3 provider failure.
 
-This module is a composition root: each command builds its Settings once (``get_settings``) and passes them to
-every constructor and factory it calls, and checks input against their limits.
+This module is a composition root: each command builds its Settings once (``get_settings``) and its providers
+once (:func:`navigo_core.providers.selection.make_providers`) and passes them to every constructor and factory
+it calls, and checks input against their limits. ``route --provider`` offers the distance providers the
+selection module knows.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from navigo_core.config import get_settings
 from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import detect_lang, fmt_distance, fmt_duration, t
 from navigo_core.limits import Limits, check_message
+from navigo_core.providers.selection import choice, make_providers, names_known
 
 EXIT_INPUT = 2
 EXIT_PROVIDER = 3
@@ -60,8 +64,8 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--destination", required=True, help="end: a place name or lat,lon (same as origin: round trip)")
     r.add_argument("--stop", action="append", default=[], help="a stop (repeat the option for each stop)")
     r.add_argument("--strategy", choices=["fastest", "shortest", "balanced"], default="fastest")
-    r.add_argument("--provider", choices=["offline", "osrm", "amap"], default=None,
-                   help="distance provider (default: from settings)")
+    r.add_argument("--provider", choices=list(names_known("matrix")), default=None,
+                   help="distance provider (default: from settings; one not configured is refused)")
     r.add_argument("--fallback", action="store_true", help="use the offline estimate if the provider fails")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--lang", choices=["en", "zh"], default=None, help="message language (default: from the input)")
@@ -105,7 +109,7 @@ def _clarify(args: argparse.Namespace) -> int:
             llm = make_llm_client(settings)
         except NavigoError as exc:
             return _fail(exc, args.lang or settings.default_language)
-    agent = ClarifyAgent(settings, llm=llm)
+    agent = ClarifyAgent(settings, llm=llm, providers=make_providers(settings))
     state: ClarifyState | None = None
     for line in sys.stdin:
         text = line.strip()
@@ -154,7 +158,7 @@ def _plan(args: argparse.Namespace) -> int:
 
         llm = make_llm_client(settings)
     try:
-        deps = make_planner_deps(settings, llm=llm)
+        deps = make_planner_deps(settings, llm=llm, providers=make_providers(settings))
         state = plan(text, deps)
         for answer in args.answer:
             if state.status != "needs_input":
@@ -189,7 +193,8 @@ def _route(args: argparse.Namespace) -> int:
     settings = get_settings()
     try:
         req = RouteRequest(origin=args.origin, destination=args.destination, stops=args.stop, strategy=args.strategy)
-        deps = make_route_deps(settings, matrix_name=args.provider)
+        matrix_name = choice(settings, "matrix").require(args.provider)  # not configured: bad input, exit 2
+        deps = make_route_deps(settings, matrix_name=matrix_name, providers=make_providers(settings))
         result = plan_route(req, deps, allow_fallback=args.fallback)
     except NavigoError as exc:
         return _fail(exc, lang)

@@ -144,6 +144,19 @@ class Settings(BaseSettings):
     )
     travel_policy_file: str = Field("", description="Path of the travel policy YAML; empty: the shipped default")
 
+    # --- sign-in and roles (navigo_core/auth, ui/auth.py) ---
+    auth_mode: Literal["demo", "oidc"] | None = Field(
+        None,
+        description="Sign-in: oidc (st.login with the identity provider of the [auth] section of .streamlit/secrets.toml; "
+        "every page needs sign-in) or demo (no sign-in: a banner and a picker of the sample users of ROLES_FILE; "
+        "every role rule still holds). Empty: oidc when the secrets have an [auth] section, else demo.",
+    )
+    roles_file: str = Field(
+        str(PROJECT_ROOT / "navigo_core" / "auth" / "data" / "roles.yaml"),
+        description="Path of the roles YAML (who is an approver, for which departments or people, who is an admin; "
+        "everyone else is a traveller); empty: the shipped file with sample users.",
+    )
+
     # --- route ---
     route_max_stops: int = Field(50, ge=1, le=500, description="Most stops one route request may hold.")
     solver_time_limit_s: float = Field(1.0, gt=0, description="Time limit of the heuristic solver for large routes.")
@@ -167,6 +180,15 @@ class Settings(BaseSettings):
     )
     map_tiles_url: str = Field("", description="Tile URL template used when MAP_TILES=custom.")
     map_tiles_attribution: str = Field("", description="Attribution shown for custom tiles.")
+
+    @field_validator("auth_mode", mode="before")
+    @classmethod
+    def _auth_mode_auto(cls, v: object) -> object:
+        """AUTH_MODE= (empty) or auto: decided by resolve_auth_mode; any case."""
+        if isinstance(v, str):
+            v = v.strip().lower()
+            return None if v in ("", "auto") else v
+        return v
 
     @field_validator("llm_base_url", "nominatim_url", "osrm_url", "amap_base_url", "map_tiles_url")
     @classmethod
@@ -220,6 +242,17 @@ class Settings(BaseSettings):
         if self.amap_key:
             return "amap"
         return "offline"
+
+
+AuthMode = Literal["demo", "oidc"]
+
+
+def resolve_auth_mode(settings: Settings, *, has_auth_section: bool) -> AuthMode:
+    """The sign-in mode in force: ``settings.auth_mode`` when set, else ``oidc`` when Streamlit's secrets have an
+    ``[auth]`` section (an identity provider is configured) and ``demo`` when they have none."""
+    if settings.auth_mode is not None:
+        return settings.auth_mode
+    return "oidc" if has_auth_section else "demo"
 
 
 def get_settings(**overrides: object) -> Settings:

@@ -1,5 +1,5 @@
 """Uploaded CSV, read safely; exported CSV, written safely. Used by the claim import and export
-(:mod:`navigo_core.expenses`) and the Router lab upload (:mod:`navigo_core.lab`).
+(:mod:`navigo_core.business.expenses`) and the Router lab upload (:mod:`navigo_core.lab`).
 
 * :func:`decode` — bytes to text: a BOM (UTF-8, UTF-16) decides; else strict UTF-8; else strict GB18030 (a
   superset of GBK and GB2312, what Excel on a Chinese Windows writes); else :class:`InputError`

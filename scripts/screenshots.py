@@ -76,7 +76,7 @@ def free_port() -> int:
 
 def seed(database_url: str) -> str | None:
     """Two submitted travel applications, the second approved; its dates (for the expenses), or None."""
-    from navigo_core.applications import ApplicationService
+    from navigo_core.business.applications import ApplicationService
     from navigo_core.chat import ChatService
     from navigo_core.config import Settings
     from navigo_core.scenes import make_gate_context

@@ -25,7 +25,7 @@ def _worker(url: str, worker: int, rounds: int, barrier: Any, out: Any) -> None:
     threads: list[str] = []
     errors: list[str] = []
     try:
-        from navigo_core.applications import ApplicationService
+        from navigo_core.business.applications import ApplicationService
         from navigo_core.store import Store
 
         barrier.wait(timeout=120)

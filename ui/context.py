@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from navigo_core.intent import IntentRouter
     from navigo_core.llm import LLMClient
     from navigo_core.planner.deps import PlannerDeps
+    from navigo_core.providers.selection import Providers
     from navigo_core.route.service import RouteDeps
     from navigo_core.scenes import GateContext
 
@@ -54,6 +55,15 @@ def llm_client() -> LLMClient | None:
 
 
 @st.cache_resource
+def providers() -> Providers:
+    """The providers of every kind the settings select (:mod:`navigo_core.providers.selection`), one bundle per
+    process: each built on first use and shared by the route page, the planner, the gate and the chat."""
+    from navigo_core.providers.selection import make_providers
+
+    return make_providers(settings())
+
+
+@st.cache_resource
 def intent_router() -> IntentRouter:
     """The three-layer router (L3 uses the LLM when configured), recording events in the store."""
     from navigo_core.intent import make_router
@@ -66,7 +76,7 @@ def gate_context() -> GateContext:
     """The gate's shared dependencies; per-conversation state is passed per call."""
     from navigo_core.scenes import make_gate_context
 
-    return make_gate_context(settings(), router=intent_router(), llm=llm_client())
+    return make_gate_context(settings(), router=intent_router(), llm=llm_client(), providers=providers())
 
 
 @st.cache_resource(show_spinner=False)  # the Chat page says itself that it waits for the warm-up
@@ -74,16 +84,16 @@ def chat_service() -> ChatService:
     """The chat service (stateless per call; threads live in the store)."""
     from navigo_core.chat import ChatService
 
-    return ChatService(store(), settings(), llm=llm_client(), gate_context=gate_context())
+    return ChatService(store(), settings(), llm=llm_client(), gate_context=gate_context(), providers=providers())
 
 
 @st.cache_resource
 def route_deps(matrix_name: str) -> RouteDeps:
-    """Route providers for ``matrix_name``, built once (their HTTP clients are reused across runs);
-    pages add the session's own picks with ``dataclasses.replace``."""
+    """Route providers for ``matrix_name`` from :func:`providers`, built once (their HTTP clients are reused across
+    runs); pages add the session's own picks with ``dataclasses.replace``."""
     from navigo_core.route.service import make_route_deps
 
-    return make_route_deps(settings(), matrix_name=matrix_name)
+    return make_route_deps(settings(), matrix_name=matrix_name, providers=providers())
 
 
 @st.cache_resource
@@ -91,7 +101,7 @@ def planner_deps() -> PlannerDeps:
     """The planner's providers, built once per process (shared, read-only)."""
     from navigo_core.planner.supervisor import make_planner_deps
 
-    return make_planner_deps(settings(), llm=llm_client(), store=store())
+    return make_planner_deps(settings(), llm=llm_client(), store=store(), providers=providers())
 
 
 @st.cache_resource

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from navigo_core.policy import policy_status
+from navigo_core.business.policy import policy_status
+from navigo_core.providers.selection import choices
 from navigo_core.redact import redact_url
 from ui.context import LANGS, keep_lang_in_url, lang, resend_choices, set_lang, settings, store, tr
 
@@ -28,11 +29,11 @@ def render_sidebar() -> None:
         st.markdown(f"**{tr('app.engines')}**")
         base_url = redact_url(s.llm_base_url)  # never a password or token from the URL setting
         llm = f"{s.llm_model}" + (f" @ {base_url}" if base_url else "") if s.llm_enabled else tr("app.engine.offline")
-        matrix = s.effective_matrix_provider
+        selected = {kind: c.selected for kind, c in choices(s).items()}  # the one place that selects providers
         lines = [
             f"{tr('app.engine.llm')}: {llm}",
-            f"{tr('app.engine.places')}: {tr('engine.' + s.effective_places_provider)}",
-            f"{tr('app.engine.matrix')}: {tr('engine.' + matrix)}",
+            f"{tr('app.engine.places')}: {tr('engine.' + selected['places'])}",
+            f"{tr('app.engine.matrix')}: {tr('engine.' + selected['matrix'])}",
             f"{tr('app.engine.tiles')}: {tr('engine.tiles.' + s.map_tiles)}",
             f"{tr('app.engine.store')}: {store().description}",
         ]

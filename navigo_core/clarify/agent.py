@@ -31,6 +31,7 @@ from navigo_core.i18n import detect_lang, t
 from navigo_core.i18n.markdown import question_list
 from navigo_core.planner.form import request_text as form_request_text
 from navigo_core.planner.request import DEFAULT_CURRENCY, TravelRequest, apply_answer, parse_request, question_for
+from navigo_core.providers.selection import Providers, make_providers
 from navigo_core.understand import interest_label
 
 log = logging.getLogger(__name__)
@@ -341,14 +342,13 @@ def _advance(state: ClarifyState, text: str, turn: Turn, req: TravelRequest | No
 
 class ClarifyAgent:
     """``settings``: the caller's Settings (required; the agent never reads the global settings). ``llm`` None:
-    offline mode only. ``places``: a PlaceProvider (default: the one ``settings`` select)."""
+    offline mode only. ``places``: a PlaceProvider (default: the one of ``providers``, the composition root's
+    bundle; None: ``make_providers(settings)``, see :mod:`navigo_core.providers.selection`)."""
 
     def __init__(self, settings: Settings, *, llm: Any = None, places: Any = None, today: date | None = None,
-                 max_rounds: int | None = None) -> None:
+                 max_rounds: int | None = None, providers: Providers | None = None) -> None:
         if places is None:
-            from navigo_core.providers.places import make_place_provider
-
-            places = make_place_provider(settings)
+            places = (providers if providers is not None else make_providers(settings)).places
         self.settings = settings
         self.llm = llm
         self.places = places

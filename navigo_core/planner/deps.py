@@ -9,10 +9,11 @@ from types import ModuleType
 from typing import Any
 
 from navigo_core.config import Settings
-from navigo_core.providers.flights import FlightProvider, make_flight_provider
-from navigo_core.providers.places import PlaceProvider, make_place_provider
-from navigo_core.providers.pois import OfflinePoiProvider, PoiProvider, make_poi_provider
-from navigo_core.providers.weather import WeatherProvider, make_weather_provider
+from navigo_core.providers.flights import FlightProvider
+from navigo_core.providers.places import PlaceProvider
+from navigo_core.providers.pois import OfflinePoiProvider, PoiProvider
+from navigo_core.providers.selection import Providers, make_providers
+from navigo_core.providers.weather import WeatherProvider
 
 
 def system_clock() -> datetime:
@@ -64,18 +65,21 @@ def _prices_module() -> ModuleType:
 def make_planner_deps(settings: Settings, *, llm: Any = None, store: Any = None,
                       clock: Callable[[], datetime] | None = None, places: PlaceProvider | None = None,
                       flights: FlightProvider | None = None, weather: WeatherProvider | None = None,
-                      prices: Any = None, pois: PoiProvider | None = None) -> PlannerDeps:
+                      prices: Any = None, pois: PoiProvider | None = None,
+                      providers: Providers | None = None) -> PlannerDeps:
     """Deps from ``settings`` (required: the composition roots pass theirs; offline providers by default); any
-    piece may be injected.
+    piece may be injected. The providers not given come from ``providers`` (the composition root's bundle;
+    None: ``make_providers(settings)``, see :mod:`navigo_core.providers.selection`), built only when needed.
 
     ``llm`` is used as given (None: the offline engine; build one with
     :func:`navigo_core.llm.make_llm_client`).
     """
+    bundle = providers if providers is not None else make_providers(settings)
     return PlannerDeps(
-        places=places or make_place_provider(settings),
-        flights=flights or make_flight_provider(settings),
-        weather=weather or make_weather_provider(settings),
+        places=places or bundle.places,
+        flights=flights or bundle.flights,
+        weather=weather or bundle.weather,
         prices=prices or _prices_module(),
         llm=llm, clock=clock or system_clock, store=store,
-        pois=pois or make_poi_provider(settings), settings=settings,
+        pois=pois or bundle.pois, settings=settings,
     )

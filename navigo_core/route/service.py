@@ -21,6 +21,7 @@ from navigo_core.providers.matrix.base import Matrix, MatrixProvider
 from navigo_core.providers.places.base import Place, PlaceProvider
 from navigo_core.providers.places.latlon import parse_latlon
 from navigo_core.providers.places.resolve import qualified_example, resolve_place
+from navigo_core.providers.selection import Providers, make_providers
 from navigo_core.route.deeplinks import build_deep_links
 from navigo_core.route.models import Alternative, Leg, PlaceChoice, RouteRequest, RouteResult
 from navigo_core.route.noroad import flight_estimate, no_road
@@ -44,15 +45,14 @@ class RouteDeps:
 
 
 def make_route_deps(settings: Settings, *, matrix_name: str | None = None,
-                    picked: dict[str, Place] | None = None) -> RouteDeps:
-    """Providers chosen by settings (``matrix_name`` overrides the matrix provider)."""
-    from navigo_core.providers.matrix import make_matrix_provider
-    from navigo_core.providers.places import make_place_provider
-
+                    picked: dict[str, Place] | None = None, providers: Providers | None = None) -> RouteDeps:
+    """Deps with the providers of ``providers`` (the composition root's bundle; None: ``make_providers(settings)``,
+    see :mod:`navigo_core.providers.selection`). ``matrix_name`` overrides the matrix provider by name."""
+    bundle = (providers if providers is not None else make_providers(settings)).with_matrix(matrix_name)
     return RouteDeps(
-        places=make_place_provider(settings),
-        matrix=make_matrix_provider(settings, name=matrix_name),
-        offline_matrix=make_matrix_provider(settings, name="offline"),
+        places=bundle.places,
+        matrix=bundle.matrix,
+        offline_matrix=bundle.offline_matrix,
         max_stops=settings.route_max_stops,
         time_limit_s=settings.solver_time_limit_s,
         picked=dict(picked or {}),

@@ -6,7 +6,7 @@ line per open application. Read-only.
 
 from __future__ import annotations
 
-from navigo_core.applications import Application, ApplicationService, store_for, user_of
+from navigo_core.business.applications import Application, ApplicationService, store_for, user_of
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
 

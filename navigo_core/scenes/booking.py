@@ -76,7 +76,7 @@ def handle(message: str, context: GateContext) -> SceneReply:
     found = links(slots, lang)
     lines = "\n".join(t("booking.link.line", lang, label=x["label"], url=x["url"]) for x in found)
     text = t("booking.reply", lang, links=lines)
-    from navigo_core.policy import policy_status  # our own module: a failing import is a bug, never hidden
+    from navigo_core.business.policy import policy_status  # our own module: a failing import is a bug, never hidden
 
     try:
         policy, _ = policy_status(getattr(context.settings, "travel_policy_file", "") or None)

@@ -50,6 +50,7 @@ from navigo_core.scenes.descriptor import (
     StepTrace,
 )
 from navigo_core.providers.places import PlaceProvider
+from navigo_core.providers.selection import Providers
 from navigo_core.providers.weather import WeatherProvider
 
 # Intents that do not make an unmatched message "on-topic" by themselves.
@@ -289,20 +290,23 @@ def handle_message(message: str, context: GateContext) -> tuple[GateDecision, Sc
 def make_gate_context(settings: Settings, *, router: Any = None, llm: Any = None,
                       weather: WeatherProvider | None = None, places: PlaceProvider | None = None,
                       active_flow: ActiveFlow | str | None = None, lang: str | None = None,
-                      registry: Any = None) -> GateContext:
+                      registry: Any = None, providers: Providers | None = None) -> GateContext:
     """A GateContext from ``settings`` (required: the composition roots pass theirs, see :mod:`navigo_core.defaults`).
 
     * ``llm`` None: ``navigo_core.llm.make_llm_client(settings)`` (None offline, i.e. without an API key).
     * ``router`` None: ``navigo_core.intent.make_router(settings, llm=llm)``.
-    * ``weather`` None: the provider the settings select (:func:`make_weather_provider`: Open-Meteo with
-      ``WEATHER_ONLINE=true``, else the offline one, and the weather scene says no service is configured) —
-      the same provider the planner gets.
-    * ``places`` None: the place provider the settings select (the offline gazetteer by default).
+    * ``providers``: the composition root's bundle (None: ``make_providers(settings)``, see
+      :mod:`navigo_core.providers.selection`); ``weather`` and ``places`` not given come from it.
+    * ``weather`` None: the bundle's (Open-Meteo with ``WEATHER_ONLINE=true``, else the offline one, and the
+      weather scene says no service is configured) — the same provider the planner gets; None when the
+      selected one is not configured.
+    * ``places`` None: the bundle's (the offline gazetteer by default, and when the selected one is not
+      configured).
     """
     from navigo_core.intent import make_router
     from navigo_core.llm import make_llm_client
-    from navigo_core.providers.places import GazetteerPlaceProvider, make_place_provider
-    from navigo_core.providers.weather import make_weather_provider
+    from navigo_core.providers.places import GazetteerPlaceProvider
+    from navigo_core.providers.selection import make_providers
 
     if llm is None:
         try:
@@ -311,14 +315,15 @@ def make_gate_context(settings: Settings, *, router: Any = None, llm: Any = None
             llm = None
     if router is None:
         router = make_router(settings, llm=llm)
+    bundle = providers if providers is not None else make_providers(settings)
     if weather is None:
         try:
-            weather = make_weather_provider(settings)
+            weather = bundle.weather
         except NavigoError:  # a provider named but not configured: no forecasts, the scene says so
             weather = None
     if places is None:
         try:
-            places = make_place_provider(settings)
+            places = bundle.places
         except NavigoError:
             places = GazetteerPlaceProvider()
     flow = ActiveFlow(flow_id=active_flow) if isinstance(active_flow, str) else active_flow

@@ -1,4 +1,4 @@
-"""Policy-query scene: answers travel-policy questions from :mod:`navigo_core.policy` (no LLM).
+"""Policy-query scene: answers travel-policy questions from :mod:`navigo_core.business.policy` (no LLM).
 
 "上海住宿标准是多少", "what's the meal allowance in Tokyo", "can I fly business to Beijing",
 "出差去杭州能坐一等座吗", "how far ahead must I book": the reply gives the number or the
@@ -52,7 +52,7 @@ _ASKED = (
 
 
 def _policy(context: GateContext) -> tuple[Any, str | None]:
-    from navigo_core.policy import policy_status
+    from navigo_core.business.policy import policy_status
 
     path = getattr(context.settings, "travel_policy_file", "") or None
     return policy_status(path, "en")
@@ -115,7 +115,7 @@ def _amount_answer(policy: Any, topic: str, city: str | None, grade: str, lang: 
 
 
 def _class_answer(policy: Any, topic: str, text_in: str, city: str | None, grade: str, lang: str) -> tuple[str, dict[str, Any]]:
-    from navigo_core.policy import CABINS, SEATS
+    from navigo_core.business.policy import CABINS, SEATS
 
     order = CABINS if topic == "flight" else SEATS
     asked = _asked_class(text_in, topic)

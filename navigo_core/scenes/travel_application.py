@@ -18,7 +18,7 @@ import re
 from datetime import date
 from typing import Any
 
-from navigo_core.applications import (
+from navigo_core.business.applications import (
     Application,
     ApplicationService,
     IncompleteApplication,
@@ -30,10 +30,10 @@ from navigo_core.applications import (
     store_for,
     user_of,
 )
+from navigo_core.business.policy import grade_note
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.intent.rules import default_rules, normalize
-from navigo_core.policy import grade_note
 from navigo_core.providers.places import PlaceProvider
 from navigo_core.scenes.descriptor import (
     GATE_FLAGS,

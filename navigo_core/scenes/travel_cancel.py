@@ -6,7 +6,7 @@ a city) is read in the ``travel_cancel`` flow. Every cancellation is audited.
 
 from __future__ import annotations
 
-from navigo_core.applications import (
+from navigo_core.business.applications import (
     AmbiguousApplication,
     Application,
     ApplicationService,

@@ -12,7 +12,7 @@ import re
 from datetime import date
 from typing import Any
 
-from navigo_core.applications import AmbiguousApplication, ApplicationService, card_text, store_for, user_of
+from navigo_core.business.applications import AmbiguousApplication, ApplicationService, card_text, store_for, user_of
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute

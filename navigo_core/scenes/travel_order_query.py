@@ -5,7 +5,7 @@ A number or a city in the message: that application's card and audit trail; else
 
 from __future__ import annotations
 
-from navigo_core.applications import ApplicationService, audit_lines, card_text, store_for, user_of
+from navigo_core.business.applications import ApplicationService, audit_lines, card_text, store_for, user_of
 from navigo_core.i18n import t
 from navigo_core.scenes.approval_query import status_line
 from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute

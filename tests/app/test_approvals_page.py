@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from navigo_core.applications import Application, ApplicationService
+from navigo_core.business.applications import Application, ApplicationService
 from navigo_core.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from navigo_core.applications import ApplicationService, PolicyExcess
-from navigo_core.policy import check_trip, load_policy
+from navigo_core.business.applications import ApplicationService, PolicyExcess
+from navigo_core.business.policy import check_trip, load_policy
 from navigo_core.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]

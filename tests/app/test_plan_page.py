@@ -110,7 +110,7 @@ def test_refine_keeps_the_previous_version_side_by_side(plan_env: Path) -> None:
 
 
 def test_plan_files_a_travel_application(plan_env: Path) -> None:
-    from navigo_core.applications import ApplicationService
+    from navigo_core.business.applications import ApplicationService
     from navigo_core.store import Store
 
     at = run_text(page(), "From Shanghai to Beijing, May 10 to May 12, 1 adult, budget 8000 CNY")

@@ -18,7 +18,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from navigo_core.applications import ApplicationService
+from navigo_core.business.applications import ApplicationService
 from navigo_core.store import Store
 
 pytestmark = pytest.mark.usefixtures("no_internet")

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from navigo_core.applications import ApplicationService
+from navigo_core.business.applications import ApplicationService
 from navigo_core.store import Store
 from tests.e2e.conftest import AppServer, OfflinePage, free_port, wait_for_app
 

@@ -23,6 +23,8 @@ def enter_route(page: Page, origin: str, destination: str, stops: list[str]) -> 
     wait_for_app(page)
     page.get_by_role("button", name="Add to the table").click()
     wait_for_app(page)
+    # the stops reached the table when the box is emptied (the grid is a canvas: its text is not in the page)
+    expect(page.get_by_label("One stop per line")).to_have_value("", timeout=60_000)
 
 
 def answer_every_question(page: Page, most: int = 4) -> int:

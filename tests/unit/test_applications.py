@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from navigo_core.applications import (
+from navigo_core.business.applications import (
     AmbiguousApplication,
     ApplicationError,
     ApplicationService,
@@ -67,6 +67,28 @@ def test_modify_cancel_reject_are_audited(svc: ApplicationService) -> None:
         svc.approve(other.number, approver="boss")
 
 
+def test_the_state_machine_allows_only_its_transitions(svc: ApplicationService) -> None:
+    """states.can is the one test of a transition: every other (action, status) pair is refused as bad_status."""
+    from navigo_core.business.applications.states import ALLOWED_FROM, STATUSES, can
+
+    assert {(a, s) for a in ALLOWED_FROM for s in STATUSES if can(s, a)} == {
+        ("submit", "draft"), ("approve", "submitted"), ("reject", "submitted"),
+        *(("modify", s) for s in ("draft", "submitted", "approved")),
+        *(("cancel", s) for s in ("draft", "submitted", "approved"))}
+    draft = new(svc)
+    with pytest.raises(ApplicationError) as exc:
+        svc.approve(draft.number, approver="boss")
+    assert exc.value.code == "application.error.bad_status"
+    assert exc.value.params == {"number": draft.number, "action": "approve", "status": "draft"}
+    cancelled = svc.cancel(draft.number, actor="me")
+    for refused in (lambda: svc.submit(cancelled.number, actor="me"), lambda: svc.cancel(cancelled.number, actor="me"),
+                    lambda: svc.modify(cancelled.number, actor="me", purpose="x"),
+                    lambda: svc.reject(cancelled.number, approver="boss", comment="no")):
+        with pytest.raises(ApplicationError) as exc:
+            refused()
+        assert exc.value.code == "application.error.bad_status" and exc.value.params["status"] == "cancelled"
+
+
 def test_excesses_need_a_justification(svc: ApplicationService) -> None:
     excess = PolicyExcess(rule_id="HOTEL-1", rule="Hotel cap", rule_zh="住宿标准", amount_over=200)
     app = new(svc, excesses=[excess])
@@ -97,7 +119,7 @@ def test_find_by_number_and_description_with_ambiguity(svc: ApplicationService) 
 
 
 def test_create_from_text_with_policy(svc: ApplicationService) -> None:
-    from navigo_core.policy import load_policy
+    from navigo_core.business.policy import load_policy
 
     policy = load_policy()
     app = svc.create_from_text("申请5月1日到3日从上海去杭州出差，拜访客户，预算3000元", owner="me",

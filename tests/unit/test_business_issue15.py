@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from navigo_core.applications import (
+from navigo_core.business.applications import (
     ApplicationError,
     ApplicationService,
     PolicyExcess,
     card_text,
 )
+from navigo_core.business.expenses import ExpenseItem, check_items, claim_summary
+from navigo_core.business.policy import check_trip, load_policy
 from navigo_core.config import Settings
-from navigo_core.expenses import ExpenseItem, check_items, claim_summary
-from navigo_core.policy import check_trip, load_policy
 from navigo_core.scenes import GateContext, handle_message
 from navigo_core.store import Store
 
@@ -137,6 +137,7 @@ def test_submit_refuses_an_incomplete_draft_but_keeps_the_justification(store: S
 # --- 3. an application made from a plan carries every excess the plan showed ----------------------
 
 def test_the_application_from_a_plan_carries_the_meal_excess_too(store: Store) -> None:
+    from navigo_core.planner.application import draft_from_plan
     from navigo_core.planner.supervisor import make_planner_deps, plan
 
     settings = Settings(llm_api_key="", employee_grade="G1", _env_file=None)
@@ -145,8 +146,8 @@ def test_the_application_from_a_plan_carries_the_meal_excess_too(store: Store) -
                  "CNY, 1 adult, fine dining", deps)
     shown = {e["rule_id"] for e in state.policy_excesses or []}
     assert {"HOTEL-1", "MEAL-1"} <= shown
-    app = ApplicationService(store).create_from_plan(state, owner="me", purpose="client visit", policy=load_policy(),
-                                                     grade="G1", today=date(2027, 4, 1))
+    app = ApplicationService(store).create(owner="me", purpose="client visit",
+                                           **draft_from_plan(state, load_policy(), "G1", today=date(2027, 4, 1)))
     assert shown <= {e.rule_id for e in app.excesses}
     meal = next(e for e in app.excesses if e.rule_id == "MEAL-1")
     assert meal.amount_over and meal.amount_over > 0
@@ -156,7 +157,7 @@ def test_the_application_from_a_plan_carries_the_meal_excess_too(store: Store) -
 # --- 4. the audit trail reads as sentences in the user's language ----------------------------------
 
 def test_audit_lines_are_readable_and_localised(store: Store) -> None:
-    from navigo_core.applications import audit_lines
+    from navigo_core.business.applications import audit_lines
 
     svc = ApplicationService(store)
     app = svc.create(owner="me", purpose="client visit", origin="上海", cities=["北京"], start_date=date(2027, 5, 10),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from navigo_core.applications import ApplicationService
+from navigo_core.business.applications import ApplicationService
 from navigo_core.config import Settings
 from navigo_core.scenes import GateContext, handle_message
 from navigo_core.store import Store

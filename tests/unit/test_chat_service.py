@@ -280,7 +280,7 @@ def test_a_bare_change_modifies_the_application_of_the_thread(store, gate_contex
     tid = chat.new_thread("me")
     drafted = chat.send(tid, "申请下周三到周五去杭州出差，拜访客户")
     assert drafted.decision["scene"] == "travel_application"
-    from navigo_core.applications import ApplicationService
+    from navigo_core.business.applications import ApplicationService
 
     number = store.threads.get_state(tid)["subject"]["application"]
     apps = ApplicationService(store)

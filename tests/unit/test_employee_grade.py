@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from navigo_core.applications import policy_and_grade
+from navigo_core.business.applications import policy_and_grade
+from navigo_core.business.policy import load_policy
 from navigo_core.chat import ChatService
 from navigo_core.config import Settings, get_settings
-from navigo_core.policy import load_policy
 from navigo_core.providers.places import GazetteerPlaceProvider
 from navigo_core.scenes import GateContext, handle_message, make_gate_context
 from navigo_core.store import Store

@@ -6,8 +6,8 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from navigo_core.applications import Application
-from navigo_core.expenses import (
+from navigo_core.business.applications import Application
+from navigo_core.business.expenses import (
     ExpenseImportError,
     ExpenseItem,
     check_items,
@@ -16,7 +16,7 @@ from navigo_core.expenses import (
     parse_expense_text,
     to_csv,
 )
-from navigo_core.policy import load_policy
+from navigo_core.business.policy import load_policy
 
 CSV = """date,city,category,amount,currency,note,receipt
 2026-05-01,杭州,hotel,650,CNY,Hotel night 1,yes

@@ -93,6 +93,8 @@ def test_import_contracts() -> None:
 @pytest.mark.parametrize(("probes", "contract"), [
     ({"store/_probe.py": "import streamlit"}, "navigo_core never imports streamlit, ui or app_pages"),
     ({"store/_probe.py": "def later():\n    from navigo_core import planner"}, "navigo_core imports run downward"),
+    ({"business/applications/_probe.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+      "    from navigo_core.planner.state import PlannerState"}, "navigo_core imports run downward"),
     ({"planner/_probe.py": "import navigo_core.route"}, "do not know each other"),
     ({"intent/_probe_a.py": "from navigo_core.intent import _probe_b",
       "intent/_probe_b.py": "from navigo_core.intent import _probe_a"}, "no import cycles"),

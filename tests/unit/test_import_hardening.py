@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from navigo_core.business.expenses import MAX_AMOUNT, ExpenseImportError, ExpenseItem, check_items, import_csv, to_csv
+from navigo_core.business.policy import load_policy
 from navigo_core.errors import InputError
-from navigo_core.expenses import MAX_AMOUNT, ExpenseImportError, ExpenseItem, check_items, import_csv, to_csv
 from navigo_core.lab import parse_messages
-from navigo_core.policy import load_policy
 from navigo_core.tabular import decode, neutralise, sniff_delimiter
 
 pytestmark = pytest.mark.usefixtures("no_internet")

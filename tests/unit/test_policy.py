@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from navigo_core.policy import (
+from navigo_core.business.policy import (
     DEFAULT_POLICY_FILE, PolicyError, check_expense, check_trip, default_policy, load_policy, policy_status,
 )
 from navigo_core.providers.places.base import Place
@@ -169,9 +169,9 @@ def test_a_leisure_trip_is_not_held_to_the_company_policy(text):
 def test_custom_policy_file_is_read_once_per_version_and_used_by_scenes(tmp_path):
     import os
 
-    from navigo_core.applications import policy_and_grade
+    from navigo_core.business.applications import policy_and_grade
     from navigo_core.config import get_settings
-    from navigo_core.policy import DEFAULT_POLICY_FILE, load_policy
+    from navigo_core.business.policy import DEFAULT_POLICY_FILE, load_policy
 
     raw = yaml.safe_load(DEFAULT_POLICY_FILE.read_text(encoding="utf-8"))
     raw["hotel"]["caps"]["cn_t1"]["G1"] = 444

@@ -20,11 +20,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from navigo_core.applications import ApplicationService, PolicyUnavailable, policy_and_grade
+from navigo_core.business.applications import ApplicationService, PolicyUnavailable, policy_and_grade
+from navigo_core.business.expenses import ExpenseItem, check_items
+from navigo_core.business.policy import DEFAULT_POLICY_FILE, PolicyError, load_policy, policy_status
+from navigo_core.business.policy.models import MAX_AMOUNT
 from navigo_core.config import Settings
-from navigo_core.expenses import ExpenseItem, check_items
-from navigo_core.policy import DEFAULT_POLICY_FILE, PolicyError, load_policy, policy_status
-from navigo_core.policy.models import MAX_AMOUNT
 from navigo_core.providers.places import GazetteerPlaceProvider
 from navigo_core.scenes import GateContext, handle_message
 from navigo_core.store import Store

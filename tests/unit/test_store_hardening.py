@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from navigo_core.applications import ApplicationService
+from navigo_core.business.applications import ApplicationService
 from navigo_core.store import (
     Store,
     StoreBusy,
@@ -172,11 +172,11 @@ def test_a_writer_waits_for_a_lock_instead_of_failing(tmp_path: Path) -> None:
 
 
 def test_busy_after_waiting_is_retried_then_reported_as_busy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import navigo_core.store as store_module
+    import navigo_core.store.repos.plans as plans_module  # where PlanRepo._save looks _next_value up
 
     store = Store.from_url(f"sqlite:///{tmp_path / 'r.db'}")
     calls: list[int] = []
-    real = store_module._next_value
+    real = plans_module._next_value
 
     def flaky(conn, name, seed):  # type: ignore[no-untyped-def]
         calls.append(1)
@@ -184,9 +184,9 @@ def test_busy_after_waiting_is_retried_then_reported_as_busy(tmp_path: Path, mon
             raise StoreBusy("store.error.busy", db="r.db")
         return real(conn, name, seed)
 
-    monkeypatch.setattr(store_module, "_next_value", flaky)
+    monkeypatch.setattr(plans_module, "_next_value", flaky)
     assert store.plans.save(None, "x", {})[1] == 1 and len(calls) == 3  # retried in a fresh transaction
-    monkeypatch.setattr(store_module, "_next_value", lambda *a: (_ for _ in ()).throw(
+    monkeypatch.setattr(plans_module, "_next_value", lambda *a: (_ for _ in ()).throw(
         StoreBusy("store.error.busy", db="r.db")))
     with pytest.raises(StoreBusy) as exc:
         store.plans.save(None, "y", {})

@@ -41,7 +41,7 @@ from sqlalchemy import (
     text,
 )
 
-from navigo_core.applications import ApplicationService
+from navigo_core.business.applications import ApplicationService
 from navigo_core.store import Store, metadata, migrations
 
 YEAR = datetime.now(timezone.utc).year

@@ -1,4 +1,4 @@
-"""Policy-check agent: the plan against the company travel policy (:mod:`navigo_core.policy`).
+"""Policy-check agent: the plan against the company travel policy (:mod:`navigo_core.business.policy`).
 
 Once the budget exists it checks, for the destination's city tier and the traveller's grade:
 
@@ -11,9 +11,10 @@ Grade: ``deps.settings.employee_grade`` read by ``TravelPolicy.resolve_grade`` (
 unknown or empty: the policy's default grade, an assumption stated in the decision log. The policy file is
 ``deps.settings.travel_policy_file`` (no settings in the deps: the shipped policy); the global settings are
 never read here. A policy file that does not load gives no excesses and its error in the log.
-:func:`check_inputs` (what of the plan is checked) is shared with the travel application made from a plan.
+:func:`check_inputs` (what of the plan is checked) is shared with the travel application made from a plan
+(:mod:`navigo_core.planner.application`).
 A leisure trip (no business-trip words in the request: :func:`is_business_trip`) is not checked.
-Owns: ``policy_excesses`` (a list of :class:`navigo_core.policy.Excess` dumps).
+Owns: ``policy_excesses`` (a list of :class:`navigo_core.business.policy.Excess` dumps).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         return {"policy_excesses": [], **entry(NAME, deps, input_summary="travel policy",
                                               evidence=["no business-trip words in the request"],
                                               output_summary="leisure trip: the company travel policy does not apply")}
-    from navigo_core.policy import check_trip, grade_note, policy_status
+    from navigo_core.business.policy import check_trip, grade_note, policy_status
 
     settings = getattr(deps, "settings", None)  # injected (make_planner_deps); never the global settings
     policy, error = policy_status(getattr(settings, "travel_policy_file", "") or None)

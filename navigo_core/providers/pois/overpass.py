@@ -46,7 +46,7 @@ FETCH_FACTOR = 4
 MAX_FETCH = 200
 MAX_ELEMENTS = 1000
 
-_TAG = re.compile(r"<[^>]*>")
+_TAG = re.compile(r"<[^<>]*>")  # no "<" inside: linear on a body of unclosed "<" (a tag ends at its first ">")
 
 
 def build_query(lat: float, lon: float, *, radius_m: int, fetch: int, timeout_s: float) -> str:

@@ -11,7 +11,7 @@ together never race. The revisions live in ``versions/``:
 
 To add a change: write ``versions/NNNN_<what>.py`` with ``down_revision`` the current head (or generate a
 draft: ``PYTHONPATH=. .venv/bin/python -c "from navigo_core.store.migrations import revision;
-revision('what changed', 'sqlite:///data/navigo.db')"``), change the tables in ``navigo_core/store`` to match,
+revision('what changed', 'sqlite:///data/navigo.db')"``), change the tables in ``navigo_core/store/schema.py`` to match,
 and add a test that opens a database of the previous head.
 """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection, create_engine
 
-from navigo_core.store import metadata
+from navigo_core.store.schema import metadata
 
 cfg = context.config
 VERSION_TABLE = cfg.get_main_option("version_table") or "alembic_version"

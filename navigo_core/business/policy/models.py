@@ -173,7 +173,7 @@ class TravelPolicy(BaseModel):
 
         ``raw`` is an id, a label or one of the aliases of the policy file ("G3", "g3", "Manager", "经理",
         "manager"); empty or unknown: ``(default_grade, True)``. Callers say when it is assumed
-        (:func:`navigo_core.policy.grade_note`)."""
+        (:func:`navigo_core.business.policy.grade_note`)."""
         gid = self.parse_grade(str(raw or "").strip()) if raw else None
         return (gid, False) if gid is not None else (self.default_grade, True)
 
