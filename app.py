@@ -5,11 +5,22 @@ from __future__ import annotations
 import streamlit as st
 
 from navigo_core.store import StoreError
+from ui.auth import apply_profile_language, auth_mode, render_demo_banner_and_picker, render_sign_out, require_login
 from ui.context import lang, tr, warm_up
 from ui.sidebar import render_sidebar
 
 st.set_page_config(page_title="NaviGo Workbench", page_icon="🧭", layout="wide")
+apply_profile_language()  # a new session: the language the user picked before (their profile)
 render_sidebar()
+# who is signed in, once per run: oidc mode shows nothing but the sign-in screen until signed in (require_login
+# stops the run); demo mode shows the banner and the sample-user picker. Pages read the user through
+# ui.auth.require_login() / require_role() (both ui.auth.current_user()).
+if auth_mode() == "oidc":
+    require_login()
+    with st.sidebar:
+        render_sign_out()
+else:
+    render_demo_banner_and_picker()
 
 pages = [
     st.Page("app_pages/chat.py", title=tr("app.page.chat"), icon=":material/forum:", url_path="chat"),

@@ -1,7 +1,9 @@
 """Approvals page: the approver decides on submitted travel applications; every application and its history.
 
 Thin: widgets → navigo_core.business.applications.ApplicationService → render. The service enforces every rule
-(status transitions, a rejection needs a comment); this page only shows its answers.
+(status transitions, a rejection needs a comment, only an approver in scope decides, never their own); this page
+only shows its answers. The page needs the approver role (ui.auth.require_role) and lists only the applications
+whose owner is in the approver's scope (navigo_core.auth.may_approve), never the approver's own.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from navigo_core.business.applications import Application, ApplicationService, a
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.limits import check_message
+from ui.auth import require_role
 from ui.context import lang, settings, store, tr
 from ui.markdown import error_text, escape_markdown, safe_markdown
 
-APPROVER = "approver"  # the acting user on this page
 S = st.session_state
 L = lang()
+APPROVER = require_role("approver")  # the acting user: anyone else sees only that the page needs the role
 
 
 def _service() -> ApplicationService:
@@ -56,7 +59,7 @@ def _cost(app: Application) -> str:
 # ---------- page ----------
 st.title(tr("approvals.page.title"))
 st.caption(tr("approvals.page.intro"))
-st.caption(tr("approvals.page.acting_as", user=APPROVER))
+st.caption(tr("approvals.page.acting_as", user=escape_markdown(APPROVER.label)))
 service = _service()
 
 flash = S.pop("approvals.flash", None)
@@ -64,7 +67,7 @@ if flash:
     st.success(flash, icon="✅")
 
 st.subheader(tr("approvals.page.pending"))
-pending = service.pending()
+pending = service.pending(APPROVER)
 if not pending:
     st.info(tr("approvals.page.none_pending"), icon="📭")
 for app in pending:
@@ -89,9 +92,9 @@ for app in pending:
             st.error(msg, icon="⚠️")
 
 st.subheader(tr("approvals.page.all"))
-every = service.list()
+every = service.in_scope(APPROVER)
 if not every:
-    st.caption(tr("approvals.page.none"))
+    st.caption(tr("approvals.page.none_in_scope"))
 else:
     rows = [{
         tr("approvals.page.col.number"): a.number,

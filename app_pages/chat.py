@@ -1,8 +1,9 @@
 """Chat page: the front door. Every message goes through the chat service
 (risk guard → gate → scene / clarification); the page only renders.
 
-The thread id and the owner id live in the URL query parameters, so a refresh
-restores the conversation, and a fresh tab (no parameters) starts its own.
+The conversation belongs to the signed-in user (ui.auth.require_login: its id is the owner). The thread id
+lives in the URL, so a refresh restores the conversation; a thread id that is not the user's answers
+exactly like one that does not exist ("not found", a new conversation).
 
 The history, the thread list and the input come from the store alone, so the page draws at once after a
 cold start; the chat service (its intent router fits a classifier: seconds) is taken only to answer a
@@ -12,28 +13,33 @@ has finished waits for that same build).
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import streamlit as st
 
 from navigo_core.errors import NavigoError
+from ui.auth import require_login
 from ui.context import chat_service, settings, show_error, store, tr
 from ui.markdown import escape_markdown, safe_markdown
 
 S = st.session_state
 Q = st.query_params
 
-# The session holds the current owner and thread; the URL mirrors them. A new browser session (a
-# refresh, or a bookmarked link) takes them from the URL; a fresh tab without them starts its own.
-if "chat.owner" not in S:
-    S["chat.owner"] = Q.get("u") or uuid.uuid4().hex[:16]
-    tid = Q.get("thread")
-    known = bool(tid) and store().threads.get(tid, owner=S["chat.owner"]) is not None  # not another's
+# The owner is the signed-in user; the session holds the current thread and the URL mirrors it. A new browser
+# session (a refresh, or a bookmarked link) takes it from the URL; another user (the demo picker) starts afresh.
+USER = require_login()
+if S.get("chat.owner") != USER.id:
+    tid = Q.get("thread") if "chat.owner" not in S else None
+    S["chat.owner"] = USER.id
+    known = bool(tid) and store().threads.get(tid, owner=USER.id) is not None  # another's: as if missing
+    if tid and not known:
+        S["chat.notice"] = "chatpage.thread_not_found"
     S["chat.thread"] = tid if known else store().threads.new_id()  # stored with its first message, not before
 owner, thread_id = S["chat.owner"], S["chat.thread"]
-if Q.get("u") != owner:
-    Q["u"] = owner
+Q.pop("u", None)  # the owner is no longer in the URL (older links carried it)
+notice = S.pop("chat.notice", None)
+if notice:
+    st.info(tr(notice), icon="🔎")
 if Q.get("thread") != thread_id:
     Q["thread"] = thread_id
 
@@ -147,9 +153,10 @@ if pending is not None:
         # this run can then never lose what was typed.
         if isinstance(pending, tuple):
             action, tid = pending
-            reply = service.retry(tid) if action == "__retry__" else service.continue_offline(tid)
+            reply = (service.retry(tid, department=USER.department) if action == "__retry__"
+                     else service.continue_offline(tid, department=USER.department))
         else:
-            reply = service.send(thread_id, pending, owner=owner)
+            reply = service.send(thread_id, pending, owner=owner, department=USER.department)
             with st.chat_message("user"):
                 show(pending, user=True)
         with st.chat_message("assistant"):

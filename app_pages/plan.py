@@ -5,6 +5,7 @@ Thin: widgets → navigo_core.planner → render. The planner decides everything
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -22,12 +23,14 @@ from navigo_core.maps import build_route_map
 from navigo_core.maps.daymap import DayMap, day_maps
 from navigo_core.planner.state import PlannerState
 from navigo_core.planner.supervisor import interrupted, plan, replay, resume, started
+from ui.auth import profile, require_login
 from ui.context import choice, gate_context, lang, leaflet_prefix, planner_deps, settings, show_error, store, tr
 from ui.markdown import escape_markdown, safe_markdown
 from ui.progress import run_with_progress
 
 S = st.session_state
 L = lang()
+USER = require_login()  # plans are the signed-in user's: saved, listed and opened for them only
 
 
 def _save(state: PlannerState, plan_id: str | None) -> str | None:
@@ -35,7 +38,7 @@ def _save(state: PlannerState, plan_id: str | None) -> str | None:
     fault (one sentence and what to do; the page goes on without saving)."""
     try:
         S["plan.id"], S["plan.version"] = store().plans.save(plan_id, state.natural_language,
-                                                             state.model_dump(mode="json"))
+                                                             state.model_dump(mode="json"), owner=USER.id)
         return str(S["plan.id"])
     except NavigoError as exc:
         show_error(exc)
@@ -87,7 +90,7 @@ def _resume(answer: str) -> None:
 
 def _open_saved() -> None:
     choice_id = S.get("plan_history_choice")
-    saved = store().plans.get(choice_id) if choice_id else None
+    saved = store().plans.get(choice_id, owner=USER.id) if choice_id else None
     if saved is not None:
         S["plan.state"] = PlannerState.model_validate(saved["state"])
         S["plan.id"], S["plan.version"] = saved["plan_id"], saved["version"]
@@ -103,8 +106,8 @@ def _load_interrupted() -> None:
         return
     S["plan.checked_interrupted"] = True
     try:
-        newest = next(iter(store().plans.list(limit=1)), None)
-        row = store().plans.get(newest["id"]) if newest else None
+        newest = next(iter(store().plans.list(USER.id, limit=1)), None)
+        row = store().plans.get(newest["id"], owner=USER.id) if newest else None
         saved_state = PlannerState.model_validate(row["state"]) if row else None
     except (NavigoError, ValueError):  # no store, or a version this release cannot read: nothing to offer
         return
@@ -371,9 +374,11 @@ if state is not None and state.status in ("done", "refused"):
                            mime="text/calendar", key="plan_export_ics")
         if st.button(tr("plan.page.apply"), key="plan_apply", help=tr("plan.page.apply_help")):
             try:
-                policy, grade, _assumed = policy_and_grade(gate_context())
+                kept = {"grade": profile(USER).get("grade")} if profile(USER).get("grade") else {}
+                policy, grade, _assumed = policy_and_grade(replace(gate_context(), subject=kept))  # the user's grade
                 app = ApplicationService(store(), settings=settings()).create(
-                    owner="me", purpose=state.natural_language[:200], plan_id=S.get("plan.id"),
+                    owner=USER.id, owner_department=USER.department, traveller=USER.name,
+                    purpose=state.natural_language[:200], plan_id=S.get("plan.id"),
                     **draft_from_plan(state, policy, grade, today=date.today()))
                 st.success(tr("plan.page.applied", number=app.number), icon="📝")
                 st.markdown(safe_markdown(card_text(app, L)))
@@ -381,7 +386,7 @@ if state is not None and state.status in ("done", "refused"):
                 show_error(exc)
 
 with st.expander(tr("plan.page.history"), key="plan_history_box"):
-    saved: list[dict[str, Any]] = store().plans.list()
+    saved: list[dict[str, Any]] = store().plans.list(USER.id)
     if not saved:
         st.caption(tr("plan.page.history_empty"))
     else:

@@ -29,10 +29,11 @@ from navigo_core.business.policy import grade_note, policy_status
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.limits import check_upload
+from ui.auth import profile, require_login
 from ui.context import choice, lang, settings, show_error, store, tr
 from ui.markdown import error_text, escape_markdown
 
-OWNER = "me"  # the claimant (the chat's default user)
+USER = require_login()  # the claimant: the signed-in user (their approved applications, their claims)
 COLUMNS = ["date", "city", "category", "amount", "currency", "note", "receipt"]
 S = st.session_state
 S.setdefault("reimb.rows", [])
@@ -149,7 +150,7 @@ grade = ""
 if policy_error:
     st.error(tr("reimb.page.policy_error", error=policy_error), icon="⚠️")
 elif policy is not None:
-    from_chat = str(S.get("reimb.grade") or "")
+    from_chat = str(S.get("reimb.grade") or profile(USER).get("grade") or "")  # the chat's, else the user's kept one
     raw = from_chat if not policy.resolve_grade(from_chat)[1] else s.employee_grade
     grade, assumed = policy.resolve_grade(raw)
     if assumed:
@@ -159,7 +160,7 @@ elif policy is not None:
                       grade=f"{grade} ({policy.grade(grade).label(L)})"))
 
 service = ApplicationService(store(), settings=settings())
-approved = {a.number: a for a in service.list(statuses=("approved",))}
+approved = {a.number: a for a in service.list(USER.id, statuses=("approved",))}
 options = ["", *approved]
 if S.get("reimb_application") not in options:
     S.pop("reimb_application", None)
@@ -225,7 +226,7 @@ if checked:
 
 if save_clicked and summary is not None:
     try:
-        claim_id = store().claims.save(OWNER, [c.model_dump(mode="json") for c in checked],
+        claim_id = store().claims.save(USER.id, [c.model_dump(mode="json") for c in checked],
                                        summary.model_dump(mode="json"),
                                        application_number=application.number if application else None)
         S["reimb.saved"] = claim_id

@@ -27,11 +27,13 @@ from navigo_core.route.form import (
 )
 from navigo_core.route.models import RouteRequest, RouteResult
 from navigo_core.route.service import plan_route
+from ui.auth import require_login
 from ui.context import choice, lang, leaflet_prefix, route_deps, settings, show_error, store, tr
 from ui.markdown import escape_markdown
 from ui.route_view import FLY, new_question, render_choices, render_links, render_no_road, render_pick
 
 S = st.session_state
+USER = require_login()  # saved routes are the signed-in user's: saved, listed and opened for them only
 S.setdefault("route.rows", [{"place": None, "pin": None, "group": None}])
 S.setdefault("route.editor_v", 0)
 S.setdefault("route.picked", {})
@@ -58,7 +60,7 @@ def _request_run(fallback: bool = False) -> None:
 
 
 def _open_saved() -> None:
-    saved = store().routes.get(S.get("route_history_choice") or "")
+    saved = store().routes.get(S.get("route_history_choice") or "", owner=USER.id)
     if saved is None:
         return
     req = RouteRequest.model_validate(saved["request"])
@@ -294,13 +296,13 @@ with right:
             if st.form_submit_button(tr("route.page.save"), key="route_save"):
                 try:
                     store().routes.save(title or " → ".join(result.order), result.request.model_dump(mode="json"),
-                                        result.model_dump(mode="json", by_alias=True))
+                                        result.model_dump(mode="json", by_alias=True), owner=USER.id)
                     st.success(tr("route.page.saved_ok"), icon="✅")
                 except NavigoError as exc:  # a storage fault (read-only, damaged, too long): one sentence
                     show_error(exc)
 
 with st.expander(tr("route.page.history"), expanded=False, key="route_history_box"):
-    saved = store().routes.list()
+    saved = store().routes.list(USER.id)
     if not saved:
         st.caption(tr("route.page.history_empty"))
     else:

@@ -33,6 +33,7 @@ from navigo_core.limits import Limits, check_message
 from navigo_core.providers.selection import Providers, make_providers
 from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, gate_classify, run_scene
 from navigo_core.security import scan_input
+from navigo_core.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -169,29 +170,30 @@ class ChatService:
 
     # --- messages ---
 
-    def send(self, thread_id: str, text: str, *, owner: str | None = None) -> ChatReply:
+    def send(self, thread_id: str, text: str, *, owner: str | None = None, department: str = "") -> ChatReply:
         """Answer one user message (see the module doc for the order of the steps).
 
         A message over the length limit raises ``InputError("limits.message_too_long")`` before
         anything is stored or routed. With ``owner``, a thread from :meth:`draft_thread` is stored
-        together with its first message (never empty); another owner's thread raises ChatError."""
+        together with its first message (never empty); another owner's thread raises ChatError. The scenes act
+        for the thread's owner (``GateContext.user``; ``department``: theirs, stored on what they create)."""
         check_message(text, Limits.from_settings(self.settings))  # (0) nothing stored half-way, no rule runs on it
         try:
             self.store.threads.add_message(thread_id, "user", text, owner=owner)  # (1) before anything runs
         except KeyError as exc:
             raise ChatError("chat.no_thread") from exc
-        return self._answer(thread_id, text)
+        return self._answer(thread_id, text, department)
 
-    def retry(self, thread_id: str) -> ChatReply:
+    def retry(self, thread_id: str, *, department: str = "") -> ChatReply:
         """Run the last user message again (after an error); it is not saved a second time."""
-        return self._answer(thread_id, self._last_user_text(thread_id))
+        return self._answer(thread_id, self._last_user_text(thread_id), department)
 
-    def continue_offline(self, thread_id: str) -> ChatReply:
+    def continue_offline(self, thread_id: str, *, department: str = "") -> ChatReply:
         """Switch the thread's clarification to offline mode and answer the last user message with it."""
         text = self._last_user_text(thread_id)
         state = self.clarify_state(thread_id)
         if state is None or not state.active:
-            return self._answer(thread_id, text)
+            return self._answer(thread_id, text, department)
         state = state.model_copy(update={"mode": "offline"})
         return self._clarify(thread_id, text, state, self._resume_decision(text))
 
@@ -201,7 +203,7 @@ class ChatService:
             raise ChatError("chat.no_message")
         return users[-1]["content"]
 
-    def _answer(self, thread_id: str, text: str) -> ChatReply:
+    def _answer(self, thread_id: str, text: str, department: str = "") -> ChatReply:
         lang = detect_lang(text, default=getattr(self.settings, "default_language", "en"))
         try:
             flags = scan_input(text, llm=self.llm if self.scan_with_llm else None)  # (2) risk guard
@@ -216,7 +218,15 @@ class ChatService:
             clarify = ClarifyState.model_validate(raw) if raw else None
             clarifying = clarify is not None and clarify.active
             subject = dict(thread_state.get("subject") or {})
+            thread = self.store.threads.get(thread_id)
+            owner = thread["owner"] if thread else None
             stated = self._stated_grade(text)
+            if stated and owner:  # the user's profile keeps it for their next conversations too
+                self._remember(owner, grade=stated)
+            if not stated and not subject.get("grade") and owner:
+                remembered = self._profile(owner).get("grade")
+                if remembered:
+                    subject["grade"] = remembered  # given once, in an earlier conversation
             if stated and subject.get("grade") != stated:  # kept whichever way the message goes on
                 subject["grade"] = stated
                 self._save_state(thread_id, subject=subject)
@@ -225,7 +235,8 @@ class ChatService:
             # an answer resumes it, another request (a route, a policy question, a booking) leaves it
             active = ActiveFlow(flow_id=TRIP_FLOW, scene_id=TRIP_SCENE) if clarifying else (
                 ActiveFlow(**flow) if flow else None)
-            context = replace(self.gate_context, active_flow=active, store=self.store, subject=subject)
+            context = replace(self.gate_context, active_flow=active, store=self.store, subject=subject,
+                              user=owner, user_department=department)
             decision = gate_classify(text, context)
             if clarifying and clarify is not None and decision.step == "resume":
                 return self._clarify(thread_id, text, clarify, decision)
@@ -272,6 +283,19 @@ class ChatService:
             self.store.threads.add_message(thread_id, "assistant", message, status="error",
                                            meta={"error": f"{type(exc).__name__}: {exc}"[:500]})
             raise ChatError(detail=str(exc)) from exc
+
+    def _profile(self, owner: str) -> dict[str, Any]:
+        """The owner's profile (:class:`navigo_core.store.repos.profiles.ProfileRepo`); {} when it cannot be read."""
+        try:
+            return self.store.profiles.get(owner)
+        except StoreError:
+            return {}
+
+    def _remember(self, owner: str, **values: str) -> None:
+        try:
+            self.store.profiles.remember(owner, **values)
+        except StoreError:  # a read-only store: the conversation goes on, the profile is not kept
+            log.info("the profile of %s was not saved (read-only store)", owner[:20])
 
     def _policy(self) -> Any:
         from navigo_core.business.policy import policy_status

@@ -156,6 +156,11 @@ class Settings(BaseSettings):
         description="Path of the roles YAML (who is an approver, for which departments or people, who is an admin; "
         "everyone else is a traveller); empty: the shipped file with sample users.",
     )
+    legacy_owner: str = Field(
+        "demo-shared", min_length=1, max_length=100,
+        description="Owner given, when the database is upgraded, to the saved routes and plans and to the applications "
+        "and claims of the old default user (me) stored before every record had an owner.",
+    )
 
     # --- route ---
     route_max_stops: int = Field(50, ge=1, le=500, description="Most stops one route request may hold.")

@@ -76,6 +76,7 @@ def free_port() -> int:
 
 def seed(database_url: str) -> str | None:
     """Two submitted travel applications, the second approved; its dates (for the expenses), or None."""
+    from navigo_core.auth import default_roles, demo_user
     from navigo_core.business.applications import ApplicationService
     from navigo_core.chat import ChatService
     from navigo_core.config import Settings
@@ -85,16 +86,18 @@ def seed(database_url: str) -> str | None:
     settings = Settings(database_url=database_url, **{k: v for k, v in OFFLINE.items() if k != "openai_api_key"})
     store = Store.from_url(database_url)
     chat = ChatService(store, settings, gate_context=make_gate_context(settings))
-    thread = chat.new_thread("me")
+    alice, carol = demo_user(default_roles(), "alice"), demo_user(default_roles(), "carol")  # traveller, approver
+    assert alice is not None and carol is not None
+    thread = chat.new_thread(alice.id)
     for message in APPLICATIONS:
-        chat.send(thread, message)
-        chat.send(thread, "submit")
+        chat.send(thread, message, department=alice.department)
+        chat.send(thread, "submit", department=alice.department)
     service = ApplicationService(store)
-    pending = sorted(service.pending(), key=lambda a: a.number)
+    pending = sorted(service.pending(carol), key=lambda a: a.number)
     if len(pending) < 2:
         print(f"warning: seeding made {len(pending)} submitted application(s), not 2", file=sys.stderr)
         return None
-    approved = service.approve(pending[-1].number, approver="manager", comment="OK")
+    approved = service.approve(pending[-1].number, approver=carol, comment="OK")
     return f"{approved.start_date},{approved.end_date}" if getattr(approved, "start_date", None) else None
 
 
@@ -296,7 +299,8 @@ def shot(browser: Any, url: str, name: str, lang: str, width: int, fill: Callabl
     page = context.new_page()
     label, path = f"{name}-{lang}-{width}", out / f"{name}-{lang}-{width}.png"
     try:
-        page.goto(f"{url}/{'' if name == 'chat' else name}?lang={lang}")
+        user = "carol" if name == "approvals" else "alice"  # demo users: the approver sees the approvals page
+        page.goto(f"{url}/{'' if name == 'chat' else name}?lang={lang}&user={user}")
         wait_for_app(page)
         page.add_style_tag(content=_NO_SCROLLBARS)
         fill(page, lang)

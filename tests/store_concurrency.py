@@ -37,7 +37,7 @@ def _worker(url: str, worker: int, rounds: int, barrier: Any, out: Any) -> None:
             except Exception as exc:  # noqa: BLE001 - counted, reported
                 errors.append(f"application: {type(exc).__name__}: {exc}"[:300])
             try:
-                versions.append(store.plans.save(SHARED_PLAN, f"worker {worker} round {i}", {"round": i})[1])
+                versions.append(store.plans.save(SHARED_PLAN, f"worker {worker} round {i}", {"round": i}, owner="worker")[1])
             except Exception as exc:  # noqa: BLE001
                 errors.append(f"plan: {type(exc).__name__}: {exc}"[:300])
             try:

@@ -28,7 +28,8 @@ from navigo_core.auth import (
     roles_status,
 )
 from navigo_core.config import Settings, resolve_auth_mode
-from ui.context import lang, tr
+from navigo_core.store import StoreError
+from ui.context import LANG_KEY, LANGS, lang, set_lang, store, tr
 from ui.context import settings as app_settings
 from ui.markdown import escape_markdown
 
@@ -185,3 +186,35 @@ def require_role(role: Role | str, settings: Settings | None = None, roles: Role
                     roles=_roles_text(user)), icon="🚫")
         st.stop()
     return user
+
+
+# --- the signed-in user's profile (navigo_core.store ProfileRepo): what they said once, kept for them ---------
+
+def profile(user: User | None) -> dict[str, str | None]:
+    """``user``'s profile (grade, language, home_city; each None until given); {} without a user or a readable store."""
+    if user is None:
+        return {}
+    try:
+        return store().profiles.get(user.id)
+    except StoreError:
+        return {}
+
+
+def remember(user: User | None, **values: str | None) -> None:
+    """Keep values in ``user``'s profile; a store that cannot be written keeps nothing (the page goes on)."""
+    if user is None:
+        return
+    try:
+        store().profiles.remember(user.id, **values)
+    except StoreError:
+        pass
+
+
+def apply_profile_language() -> None:
+    """Once per session, before the sidebar draws: the language kept in the user's profile, unless the session or the
+    URL (``?lang=``) already chose one."""
+    if LANG_KEY in st.session_state or st.query_params.get("lang") in LANGS:
+        return
+    kept = profile(current_user()).get("language")
+    if kept in LANGS:
+        set_lang(str(kept))

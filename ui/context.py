@@ -43,7 +43,7 @@ def settings() -> Settings:
 def store() -> Store:
     """The store; never raises: a database that cannot be opened gives an empty, read-only stand-in whose
     ``fault`` (one sentence, what to do) the sidebar shows, so pages that need no writes still render."""
-    return Store.open(settings().database_url)
+    return Store.open(settings().database_url, legacy_owner=settings().legacy_owner)
 
 
 @st.cache_resource

@@ -13,7 +13,10 @@ _LANG_CHOICE = "lang_choice"  # the selector's widget key; the language itself l
 
 
 def _language_changed() -> None:
+    from ui.auth import current_user, remember
+
     set_lang(st.session_state[_LANG_CHOICE])
+    remember(current_user(), language=st.session_state[_LANG_CHOICE])  # kept in the user's profile
     resend_choices()
 
 

@@ -340,7 +340,10 @@ class GateContext:
     active_flow: ActiveFlow | None = None
     registry: SceneRegistry | None = None
     store: Any | None = None  # the app's Store, for scenes that keep records (applications, claims)
-    user: str | None = None  # the traveller the conversation belongs to (None: the default user)
+    # the signed-in user the conversation belongs to (their id; the chat service sets the thread's owner): the
+    # scenes that keep records act for them only, and without one they refuse (business.applications.user_of)
+    user: str | None = None
+    user_department: str = ""  # that user's department (stored on the applications they create)
     # what the conversation is about so far, e.g. {"application": "TA-2026-0001"} once one was drafted or
     # named: "改到下周" in that thread changes that application
     subject: dict[str, Any] = field(default_factory=dict)

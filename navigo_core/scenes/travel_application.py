@@ -23,6 +23,7 @@ from navigo_core.business.applications import (
     ApplicationService,
     IncompleteApplication,
     card_text,
+    department_of,
     extract_purpose,
     fields_text,
     policy_and_grade,
@@ -121,7 +122,7 @@ def _continue(message: str, context: GateContext, flow: ActiveFlow, lang: str) -
         return _create(f"{pending} {'去' if lang == 'zh' else 'to '}{message.strip()}", context, lang)
     number = str(flow.slots.get("number", ""))
     try:
-        app = service.get(number)
+        app = service.get(number, user_of(context))
         if LEAVE.search(message):
             return _reply(t("application.scene.kept_draft", lang, number=number), lang,
                           payload={"application": app.model_dump(mode="json")})
@@ -157,7 +158,7 @@ def _create(message: str, context: GateContext, lang: str) -> SceneReply:
     service = ApplicationService(store_for(context), settings=context.settings)
     try:
         app = service.create_from_text(message, owner=user_of(context), places=_places(context), today=date.today(),
-                                       policy=policy, grade=grade)
+                                       policy=policy, grade=grade, owner_department=department_of(context))
     except NavigoError as exc:
         if exc.code == "application.error.no_city":
             return _reply(t("application.scene.ask_destination", lang), lang, asks=True,

@@ -34,10 +34,10 @@ def pick(service: ApplicationService, message: str, owner: str, flow: ActiveFlow
         original = str(flow.slots.get("request", ""))
         if len(found) == 1:
             return found[0], original
-        cands = [service.get(n) for n in flow.slots["candidates"]]
+        cands = [service.get(n, owner) for n in flow.slots["candidates"]]
         raise AmbiguousApplication("application.error.ambiguous", candidates=found or cands, query=message)
     if subject and not extract_number(message) and not any(m.known for m in find_places(message)):
-        return service.get(subject), message
+        return service.get(subject, owner), message
     return service.find(message, owner), message
 
 

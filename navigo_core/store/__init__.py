@@ -33,7 +33,7 @@ The package, module by module (every name below is importable from ``navigo_core
 * ``schema`` — ``metadata``, the tables and the column types (:class:`SafeString`, :class:`SafeText`).
 * ``engine`` — :func:`make_engine` (URL, SQLite pragmas, the schema migrated on open), write transactions
   and their retries, the counter and upsert helpers.
-* ``repos`` — one repository per module (routes, events, plans, threads, applications, claims).
+* ``repos`` — one repository per module (routes, events, plans, threads, applications, claims, profiles).
 * ``facade`` — :class:`Store`, the engine with its repositories.
 * ``migrations`` — the Alembic revisions.
 """
@@ -43,7 +43,7 @@ from __future__ import annotations
 from navigo_core.store.engine import BUSY_RETRIES, SQLITE_BUSY_TIMEOUT_MS, WRITE_OPTION, make_engine
 from navigo_core.store.errors import StoreBusy, StoreError, StoreUnavailable, StoreValueError
 from navigo_core.store.facade import Store
-from navigo_core.store.repos import ApplicationRepo, ClaimRepo, EventRepo, PlanRepo, RouteRepo, ThreadRepo
+from navigo_core.store.repos import ApplicationRepo, ClaimRepo, EventRepo, PlanRepo, ProfileRepo, RouteRepo, ThreadRepo
 from navigo_core.store.schema import (
     LAYERS,
     SafeString,
@@ -56,14 +56,15 @@ from navigo_core.store.schema import (
     messages,
     metadata,
     plans,
+    profiles,
     routes,
     threads,
 )
 
 __all__ = [
     "BUSY_RETRIES", "LAYERS", "SQLITE_BUSY_TIMEOUT_MS", "WRITE_OPTION",
-    "ApplicationRepo", "ClaimRepo", "EventRepo", "PlanRepo", "RouteRepo", "ThreadRepo",
+    "ApplicationRepo", "ClaimRepo", "EventRepo", "PlanRepo", "ProfileRepo", "RouteRepo", "ThreadRepo",
     "SafeString", "SafeText", "Store", "StoreBusy", "StoreError", "StoreUnavailable", "StoreValueError",
     "application_audit", "applications", "claims", "counters", "intent_events", "make_engine", "messages",
-    "metadata", "plans", "routes", "threads",
+    "metadata", "plans", "profiles", "routes", "threads",
 ]

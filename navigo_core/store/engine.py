@@ -131,12 +131,13 @@ def _schema_state(conn: Connection) -> tuple[set[str], str | None]:
     return set(inspect(conn).get_table_names()), migrations.current(conn)
 
 
-def _migrate_schema(engine: Engine) -> None:
+def _migrate_schema(engine: Engine, legacy_owner: str | None = None) -> None:
     """Bring the database to the newest schema revision (``navigo_core/store/migrations``) under the schema
     lock, so processes starting together do not race: a new database gets ``metadata``'s tables and is
     stamped; one from before Alembic (no revision) runs every revision from the baseline, which creates only
     the tables it lacks; a stamped one runs the revisions after its own. A database already at the newest
-    revision is only read, and so is a read-only one (writes are refused anyway: :attr:`Store.fault`)."""
+    revision is only read, and so is a read-only one (writes are refused anyway: :attr:`Store.fault`).
+    ``legacy_owner``: the owner rows stored before owners existed get (``0003_owners``; None: its default)."""
     from navigo_core.store import migrations
 
     head = migrations.head()
@@ -156,7 +157,7 @@ def _migrate_schema(engine: Engine) -> None:
                     metadata.create_all(conn)
                     migrations.stamp(conn, head)
                 else:
-                    migrations.upgrade(conn, head)
+                    migrations.upgrade(conn, head, legacy_owner=legacy_owner)
             return
         except StoreBusy:
             if attempt == BUSY_RETRIES - 1:
@@ -180,9 +181,10 @@ def _wal(cur: Any) -> None:
             time.sleep(0.05 * 2 ** attempt * (0.5 + random.random()))
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, legacy_owner: str | None = None) -> Engine:
     """An engine for ``url`` with its tables; SQLite files get their folder created, WAL mode, a 30 s busy
-    timeout. Every database error it raises later is a :class:`StoreError`; so is a failure to open."""
+    timeout. Every database error it raises later is a :class:`StoreError`; so is a failure to open.
+    ``legacy_owner``: see :func:`_migrate_schema`."""
     url = _normalise_url(url)
     db = _db_name(url)
     try:
@@ -224,7 +226,7 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
     try:
-        _migrate_schema(engine)
+        _migrate_schema(engine, legacy_owner)
     except StoreError:
         engine.dispose()
         raise

@@ -15,6 +15,7 @@ from navigo_core.store.repos import (
     ClaimRepo,
     EventRepo,
     PlanRepo,
+    ProfileRepo,
     RouteRepo,
     ThreadRepo,
 )
@@ -38,19 +39,21 @@ class Store:
         self.threads = ThreadRepo(engine)
         self.applications = ApplicationRepo(engine)
         self.claims = ClaimRepo(engine)
+        self.profiles = ProfileRepo(engine)
 
     @classmethod
-    def from_url(cls, url: str) -> "Store":
-        """The store at ``url``; raises :class:`StoreUnavailable` (one sentence, what to do) when it cannot open."""
-        engine = make_engine(url)
+    def from_url(cls, url: str, *, legacy_owner: str | None = None) -> "Store":
+        """The store at ``url``; raises :class:`StoreUnavailable` (one sentence, what to do) when it cannot open.
+        ``legacy_owner``: the owner an upgrade gives rows stored before owners existed (``Settings.legacy_owner``)."""
+        engine = make_engine(url, legacy_owner=legacy_owner)
         return cls(engine, fault=_read_only_fault(engine))
 
     @classmethod
-    def open(cls, url: str) -> "Store":
+    def open(cls, url: str, *, legacy_owner: str | None = None) -> "Store":
         """Like :meth:`from_url`, but never raises: a database that cannot be opened gives an empty, read-only
         stand-in whose ``fault`` says why (pages that need no writes still render; writes raise the fault)."""
         try:
-            return cls.from_url(url)
+            return cls.from_url(url, legacy_owner=legacy_owner)
         except StoreError as exc:
             return cls.unavailable(exc, url)
 

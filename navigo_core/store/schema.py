@@ -62,6 +62,7 @@ routes = Table(
     "routes",
     metadata,
     Column("id", SafeString(36), primary_key=True),
+    Column("owner", SafeString(100), nullable=False, index=True),  # the user id (0003_owners)
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("title", SafeString(300), nullable=False),
     Column("request_json", SafeText, nullable=False),
@@ -96,6 +97,7 @@ plans = Table(
     metadata,
     Column("id", SafeString(36), nullable=False),
     Column("version", Integer, nullable=False),
+    Column("owner", SafeString(100), nullable=False, index=True),  # the user id (0003_owners)
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("request_text", SafeText, nullable=False),
     Column("state_json", SafeText, nullable=False),
@@ -103,8 +105,8 @@ plans = Table(
 )
 
 
-# Chat threads (navigo_core.chat): one row per conversation; ``owner`` is the browser
-# session that created it (threads are listed per owner only). ``state_json`` holds the
+# Chat threads (navigo_core.chat): one row per conversation; ``owner`` is the signed-in user's id
+# (threads are listed and opened per owner only). ``state_json`` holds the
 # clarification / flow state of the thread.
 threads = Table(
     "threads",
@@ -140,6 +142,8 @@ applications = Table(
     Column("id", SafeString(36), primary_key=True),
     Column("number", SafeString(20), nullable=False, unique=True),
     Column("owner", SafeString(100), nullable=False, index=True),
+    # the owner's department when the application was created (whose approvers decide it; 0003_owners)
+    Column("owner_department", SafeString(100), nullable=True),
     Column("traveller", SafeString(200), nullable=False),
     Column("purpose", SafeText, nullable=False, default=""),
     Column("origin", SafeString(200), nullable=False, default=""),
@@ -189,6 +193,18 @@ claims = Table(
 
 # Counters: the next number of a sequence (application numbers per year, versions per plan), taken by one
 # upsert in the transaction that uses it.
+# What a user said once and the app keeps for them (0004_profiles): the employee grade, the UI language, the home
+# city (the origin of their trips). One row per user id; a value NULL until given.
+profiles = Table(
+    "profiles",
+    metadata,
+    Column("user_id", SafeString(100), primary_key=True),
+    Column("grade", SafeString(20), nullable=True),
+    Column("language", SafeString(5), nullable=True),
+    Column("home_city", SafeString(200), nullable=True),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
 counters = Table(
     "counters",
     metadata,

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from navigo_core.business.applications import ApplicationService, PolicyExcess
 from navigo_core.business.policy import check_trip, load_policy
 from navigo_core.store import Store
+from tests.users import BOSS
 
 ROOT = Path(__file__).resolve().parents[2]
 START = date(2027, 5, 10)
@@ -57,12 +58,12 @@ def flags(at: AppTest) -> list[str]:
 def approved_hotel_exception(url: str, justification: str = "the only hotel near the client") -> str:
     found = check_trip(load_policy(), city="北京", grade="G1", nights=2, hotel_per_night=900)
     svc = ApplicationService(Store.from_url(url))
-    app = svc.create(owner="me", purpose="client visit", origin="上海", cities=["北京"], aliases=["北京", "Beijing"],
+    app = svc.create(owner="alice", owner_department="sales", purpose="client visit", origin="上海", cities=["北京"], aliases=["北京", "Beijing"],
                      start_date=START, end_date=START + timedelta(days=2), estimated_cost=6000,
                      excesses=[PolicyExcess(**{k: v for k, v in e.model_dump().items() if k in PolicyExcess.model_fields})
                                for e in found])
-    svc.submit(app.number, actor="me", justifications=justification)
-    svc.approve(app.number, approver="boss", comment="ok")
+    svc.submit(app.number, actor="alice", justifications=justification)
+    svc.approve(app.number, approver=BOSS, comment="ok")
     return app.number
 
 
@@ -110,14 +111,14 @@ def test_an_unknown_grade_is_the_default_and_the_page_says_so(db_url: str, monke
 
 def test_the_audit_trail_is_readable_and_escaped(db_url: str) -> None:
     number = approved_hotel_exception(db_url, justification="![b](http://127.0.0.1:9999/x) *near*")
-    at = page("approvals")
+    at = page("approvals", **{"auth.demo_user": "carol"})  # carol approves alice's department (sales)
     assert not at.exception, at.exception
     history = next(m.value for m in at.markdown if " · created — " in m.value)
     assert "{" not in history and "'rule_id'" not in history, history
     assert "justification for HOTEL-1" in history
     assert "“\\!\\[b\\](http://127.0.0.1:9999/x) \\*near\\*”" in history  # the traveller's words, as typed
     assert " · boss · approved — " in history
-    zh = page("approvals", lang="zh")
+    zh = page("approvals", lang="zh", **{"auth.demo_user": "carol"})
     history = next(m.value for m in zh.markdown if " · 创建 — " in m.value)
     assert "超标理由 HOTEL-1" in history and "状态：已提交，待审批 → 已批准" in history, history
     assert number

@@ -61,8 +61,8 @@ def test_visits_store_no_empty_thread(db: str) -> None:
 def test_a_message_left_without_reply_by_a_restart_offers_retry(db: str) -> None:
     store = Store.from_url(db)
     tid = store.threads.new_id()
-    store.threads.add_message(tid, "user", "你好", owner="owner-1")  # saved, then the app was killed
-    at = chat(u="owner-1", thread=tid)
+    store.threads.add_message(tid, "user", "你好", owner="alice")  # saved, then the app was killed
+    at = chat(thread=tid)  # the demo mode's first user: alice
     assert not at.exception, at.exception
     assert any("has no reply" in w.value for w in at.warning), [w.value for w in at.warning]
     assert "chat_retry" in [b.key for b in at.button]
@@ -76,9 +76,37 @@ def test_a_message_left_without_reply_by_a_restart_offers_retry(db: str) -> None
 def test_another_owners_thread_in_the_url_is_not_written_to(db: str) -> None:
     store = Store.from_url(db)
     tid = store.threads.new_id()
-    store.threads.add_message(tid, "user", "private", owner="alice")
-    at = chat(u="mallory", thread=tid)
+    store.threads.add_message(tid, "user", "private", owner="bob")
+    at = chat(thread=tid)  # signed in as alice (the demo mode's first user)
     at.chat_input(key="chat_input").set_value("hello").run()
     assert not at.exception, at.exception
     assert [m["content"] for m in Store.from_url(db).threads.messages(tid)] == ["private"]
     assert at.session_state["chat.thread"] != tid
+
+
+def shown(at: AppTest) -> list[str]:
+    return [*(i.value for i in at.info), *(w.value for w in at.warning), *(e.value for e in at.error),
+            *(m.value for m in at.markdown)]
+
+
+def test_a_foreign_thread_id_answers_exactly_like_a_missing_one(db: str) -> None:
+    store = Store.from_url(db)
+    tid = store.threads.new_id()
+    store.threads.add_message(tid, "user", "bob's secret plans", owner="bob")
+    foreign = chat(thread=tid)
+    missing = chat(thread=store.threads.new_id())
+    for at in (foreign, missing):
+        assert not at.exception, at.exception
+        assert [i.value for i in at.info if "not found" in i.value] == [
+            "That conversation was not found. A new one is started."]
+    assert not any("secret" in text for text in shown(foreign))
+    assert shown(foreign) == shown(missing)  # no hint that the thread exists
+    assert foreign.query_params["thread"] != tid
+    # bob, the owner, opens it
+    at = AppTest.from_file(str(ROOT / "app_pages" / "chat.py"), default_timeout=60)
+    at.session_state["auth.demo_user"] = "bob"
+    at.query_params["thread"] = tid
+    at.run()
+    assert not at.exception, at.exception
+    assert any("secret" in text for text in shown(at)) or any(
+        "secret" in m.markdown[0].value for m in at.chat_message if m.markdown)

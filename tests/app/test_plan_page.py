@@ -176,7 +176,7 @@ def test_the_request_is_saved_before_planning_and_an_interrupted_one_offers_retr
     plan_for_real = supervisor.plan
 
     def dies(text, deps, *, on_event=None):  # the app stops while the agents run
-        seen.append(Store.from_url(url).plans.list())
+        seen.append(Store.from_url(url).plans.list("alice"))
         raise RuntimeError("the server process was killed")
 
     monkeypatch.setattr(supervisor, "plan", dies)
@@ -196,5 +196,5 @@ def test_the_request_is_saved_before_planning_and_an_interrupted_one_offers_retr
     assert not after.exception, after.exception
     assert any(s.value in ("Summary", "概要") for s in after.subheader)
     assert not any(EN[:40] in w.value for w in after.warning)
-    saved = Store.from_url(url).plans.list()
+    saved = Store.from_url(url).plans.list("alice")
     assert len(saved) == 1 and saved[0]["version"] == 2  # the retry finished the same plan

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from navigo_core.business.applications import ApplicationService
 from navigo_core.store import Store
+from tests.users import BOSS
 
 ROOT = Path(__file__).resolve().parents[2]
 CSV = """date,city,category,amount,currency,note,receipt
@@ -65,18 +66,18 @@ def test_paste_check_and_save(db_url: str) -> None:
     at.button(key="reimb_save").click().run()
     assert not at.exception, at.exception
     assert any("Claim saved" in s.value for s in at.success)
-    claims = Store.from_url(db_url).claims.list()
-    assert len(claims) == 1 and claims[0]["total"] == 795 and claims[0]["owner"] == "me"
+    claims = Store.from_url(db_url).claims.list("alice")
+    assert len(claims) == 1 and claims[0]["total"] == 795 and claims[0]["owner"] == "alice"
     saved = Store.from_url(db_url).claims.get(claims[0]["id"])
     assert saved is not None and len(saved["items"]) == 3 and saved["summary"]["missing_receipts"] == [3]
 
 
 def test_application_flags_items_outside_it(db_url: str) -> None:
     svc = ApplicationService(Store.from_url(db_url))
-    app = svc.create(owner="me", cities=["杭州"], aliases=["Hangzhou"], start_date=date(2026, 5, 1),
+    app = svc.create(owner="alice", cities=["杭州"], aliases=["Hangzhou"], start_date=date(2026, 5, 1),
                      end_date=date(2026, 5, 1), purpose="client meeting", origin="上海", estimated_cost=3000)
-    svc.submit(app.number, actor="me")
-    svc.approve(app.number, approver="boss")
+    svc.submit(app.number, actor="alice")
+    svc.approve(app.number, approver=BOSS)
     at = page()
     at.selectbox(key="reimb_application").set_value(app.number).run()
     paste(at)
@@ -86,7 +87,7 @@ def test_application_flags_items_outside_it(db_url: str) -> None:
     assert "outside the approved dates" in flags[2] and "outside" not in flags[0]
     assert "**Outside the application**: item(s) 3" in " ".join(m.value for m in at.markdown)
     at.button(key="reimb_save").click().run()
-    assert Store.from_url(db_url).claims.list()[0]["application_number"] == app.number
+    assert Store.from_url(db_url).claims.list("alice")[0]["application_number"] == app.number
 
 
 def test_bad_csv_shows_row_errors(db_url: str) -> None:
@@ -115,4 +116,4 @@ def test_broken_policy_file_keeps_entry_working_but_refuses_the_check(db_url: st
     assert not any("check" in df.value.columns for df in at.dataframe)  # no "OK" for any item
     assert not any("Every item is within the policy" in s.value for s in at.success)
     at.button(key="reimb_save").click().run()
-    assert Store.from_url(db_url).claims.list() == []  # nothing saved as a checked claim
+    assert Store.from_url(db_url).claims.list("alice") == []  # nothing saved as a checked claim

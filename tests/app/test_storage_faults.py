@@ -63,6 +63,13 @@ def _everything(at: AppTest) -> str:
     return "\n".join(parts)
 
 
+def as_carol() -> AppTest:
+    """The app as carol (demo mode), a traveller and an approver: every page opens for her."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["auth.demo_user"] = "carol"
+    return at.run()
+
+
 def _visit_every_page(at: AppTest, tmp_path: Path, sentence: str) -> None:
     for page in PAGES:
         at.switch_page(page).run()
@@ -79,7 +86,7 @@ def test_a_damaged_database_file_gives_a_sentence_and_every_page_renders(env: Pa
     bad = env / "navigo.db"
     bad.write_bytes(b"\x00garbage, not a database\x00" * 500)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{bad}")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = as_carol()
     assert not at.exception, at.exception
     _visit_every_page(at, env, "The database file navigo.db is damaged")
     # a write says why it cannot be saved, in one sentence
@@ -91,9 +98,9 @@ def test_a_damaged_database_file_gives_a_sentence_and_every_page_renders(env: Pa
 
 def test_a_read_only_database_still_shows_its_data(env: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     db = env / "navigo.db"
-    Store.from_url(f"sqlite:///{db}").routes.save("Shanghai → Hangzhou", {"origin": "Shanghai"}, {"order": []})
+    Store.from_url(f"sqlite:///{db}").routes.save("Shanghai → Hangzhou", {"origin": "Shanghai"}, {"order": []}, owner="carol")
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///file:{db}?mode=ro&uri=true")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = as_carol()
     assert not at.exception, at.exception
     _visit_every_page(at, env, "The database navigo.db is read-only")
     at.switch_page("app_pages/route.py").run()

@@ -64,7 +64,10 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def page(name: str) -> AppTest:
-    return AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=120)
+    if name == "approvals":  # the page needs an approver: carol (sales and engineering) decides alice's
+        at.session_state["auth.demo_user"] = "carol"
+    return at.run()
 
 
 # --- chat history, thread titles, errors ---------------------------------------------------------
@@ -95,10 +98,10 @@ def test_chat_input_stops_at_the_length_limit(env: str) -> None:
 
 def test_approval_justification_is_escaped(env: str) -> None:
     svc = ApplicationService(Store.from_url(env))
-    app = svc.create(owner="me", purpose=f"meeting {EVIL}", origin="上海", cities=["杭州"],
+    app = svc.create(owner="alice", owner_department="sales", purpose=f"meeting {EVIL}", origin="上海", cities=["杭州"],
                      start_date=date(2026, 5, 1), end_date=date(2026, 5, 3), estimated_cost=3000,
                      excesses=[{"rule_id": "HOTEL-1", "rule": "Hotel cap", "amount_over": 500, "justification": EVIL}])
-    svc.submit(app.number, actor="me")
+    svc.submit(app.number, actor="alice")
     at = page("approvals")
     assert_escaped(at)
     md = " ".join(m.value for m in at.markdown)
@@ -191,9 +194,9 @@ def test_router_lab_over_the_length_limit_says_so(env: str) -> None:
 
 def test_approval_comment_over_the_length_limit_is_refused(env: str) -> None:
     svc = ApplicationService(Store.from_url(env))
-    app = svc.create(owner="me", purpose="meeting", origin="上海", cities=["杭州"], start_date=date(2026, 5, 1),
+    app = svc.create(owner="alice", owner_department="sales", purpose="meeting", origin="上海", cities=["杭州"], start_date=date(2026, 5, 1),
                      end_date=date(2026, 5, 3), estimated_cost=3000)
-    svc.submit(app.number, actor="me")
+    svc.submit(app.number, actor="alice")
     at = page("approvals")
     at.text_input(key=f"approval_comment_{app.number}").input("x" * 3000)
     at.button(key=f"approval_approve_{app.number}").click().run()

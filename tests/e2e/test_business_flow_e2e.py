@@ -61,8 +61,8 @@ def test_policy_plan_apply_approve_query_claim(app_server: AppServer, offline_pa
     send(page, "提交")
     expect(last_reply(page)).to_contain_text("已提交")
 
-    # 4. approve it as the approver
-    page.goto(app_server.url + "/approvals")
+    # 4. approve it as the approver (demo mode: carol approves alice's department; a new page load is a new session)
+    page.goto(app_server.url + "/approvals?user=carol")
     wait_for_app(page)
     box = page.locator(f".st-key-approval_{number}")
     expect(box).to_be_visible(timeout=30_000)

@@ -51,13 +51,13 @@ def test_no_page_fetches_an_image_written_by_a_user(app_server: AppServer, offli
     evil, hits = attacker
     db = Store.from_url(_database_url(app_server))
     svc = ApplicationService(db)
-    app = svc.create(owner="me", purpose="meeting", origin="上海", cities=["杭州"], start_date=date(2026, 5, 1),
+    app = svc.create(owner="alice", owner_department="sales", purpose="meeting", origin="上海", cities=["杭州"], start_date=date(2026, 5, 1),
                      end_date=date(2026, 5, 3), estimated_cost=3000,
                      excesses=[{"rule_id": "HOTEL-1", "rule": "Hotel cap", "amount_over": 500, "justification": evil}])
-    svc.submit(app.number, actor="me")
+    svc.submit(app.number, actor="alice")
     page = offline_page.page
 
-    page.goto(app_server.url + "/approvals")
+    page.goto(app_server.url + "/approvals?user=carol")  # an approver of alice's department
     wait_for_app(page)
     expect(page.get_by_text("127.0.0.1", exact=False).first).to_be_visible(timeout=30_000)
 

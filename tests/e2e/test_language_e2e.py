@@ -12,7 +12,7 @@ pytestmark = pytest.mark.e2e
 
 
 def choose_chinese(page: Page) -> None:
-    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").click()
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()  # the language; then the demo user
     page.get_by_role("option", name="中文").click()
     wait_for_app(page)
     expect(page.get_by_test_id("stSidebar")).to_contain_text("语言")

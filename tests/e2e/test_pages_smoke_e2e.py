@@ -10,7 +10,7 @@ from tests.e2e.conftest import AppServer, OfflinePage, wait_for_app
 pytestmark = pytest.mark.e2e
 
 PAGES = [("/", "Roundtable chat"), ("/plan", "Plan a trip"), ("/route", "Route: best order of many stops"),
-         ("/approvals", None), ("/reimbursement", None), ("/router-lab", "Router lab")]
+         ("/approvals?user=carol", None), ("/reimbursement", None), ("/router-lab", "Router lab")]
 
 
 @pytest.mark.parametrize(("path", "heading"), PAGES)

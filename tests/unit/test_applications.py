@@ -17,6 +17,7 @@ from navigo_core.business.applications import (
 )
 from navigo_core.providers.places import GazetteerPlaceProvider
 from navigo_core.store import Store
+from tests.users import BOSS
 
 
 @pytest.fixture
@@ -35,8 +36,8 @@ def test_create_submit_approve_with_audit(svc: ApplicationService) -> None:
     assert app.number.startswith("TA-") and app.number.endswith("-0001") and app.status == "draft"
     assert new(svc, "Suzhou", aliases=["苏州"]).number.endswith("-0002")
     app = svc.submit(app.number, actor="me")
-    assert app.status == "submitted" and [a.number for a in svc.pending()] == [app.number]
-    app = svc.approve(app.number, approver="boss", comment="ok, keep costs low")
+    assert app.status == "submitted" and [a.number for a in svc.pending(BOSS)] == [app.number]
+    app = svc.approve(app.number, approver=BOSS, comment="ok, keep costs low")
     assert (app.status, app.approver, app.decision_comment) == ("approved", "boss", "ok, keep costs low")
     trail = svc.audit(app.number)
     assert [e.action for e in trail] == ["create", "submit", "approve"]
@@ -57,14 +58,14 @@ def test_modify_cancel_reject_are_audited(svc: ApplicationService) -> None:
         svc.modify(app.number, actor="me", start_date=date(2026, 5, 9), end_date=date(2026, 5, 1))
     svc.submit(app.number, actor="me")
     with pytest.raises(ApplicationError) as exc:
-        svc.reject(app.number, approver="boss", comment="")
+        svc.reject(app.number, approver=BOSS, comment="")
     assert exc.value.code == "application.error.comment_needed"
-    app = svc.reject(app.number, approver="boss", comment="too expensive")
+    app = svc.reject(app.number, approver=BOSS, comment="too expensive")
     assert app.status == "rejected"
     other = svc.cancel(new(svc).number, actor="me", reason="not needed")
     assert other.status == "cancelled" and svc.audit(other.number)[-1].comment == "not needed"
     with pytest.raises(ApplicationError):
-        svc.approve(other.number, approver="boss")
+        svc.approve(other.number, approver=BOSS)
 
 
 def test_the_state_machine_allows_only_its_transitions(svc: ApplicationService) -> None:
@@ -77,13 +78,13 @@ def test_the_state_machine_allows_only_its_transitions(svc: ApplicationService) 
         *(("cancel", s) for s in ("draft", "submitted", "approved"))}
     draft = new(svc)
     with pytest.raises(ApplicationError) as exc:
-        svc.approve(draft.number, approver="boss")
+        svc.approve(draft.number, approver=BOSS)
     assert exc.value.code == "application.error.bad_status"
     assert exc.value.params == {"number": draft.number, "action": "approve", "status": "draft"}
     cancelled = svc.cancel(draft.number, actor="me")
     for refused in (lambda: svc.submit(cancelled.number, actor="me"), lambda: svc.cancel(cancelled.number, actor="me"),
                     lambda: svc.modify(cancelled.number, actor="me", purpose="x"),
-                    lambda: svc.reject(cancelled.number, approver="boss", comment="no")):
+                    lambda: svc.reject(cancelled.number, approver=BOSS, comment="no")):
         with pytest.raises(ApplicationError) as exc:
             refused()
         assert exc.value.code == "application.error.bad_status" and exc.value.params["status"] == "cancelled"

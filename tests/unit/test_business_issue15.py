@@ -20,6 +20,7 @@ from navigo_core.business.policy import check_trip, load_policy
 from navigo_core.config import Settings
 from navigo_core.scenes import GateContext, handle_message
 from navigo_core.store import Store
+from tests.users import BOSS
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def store(tmp_path: Path) -> Store:
 
 def ctx(store: Store, flow=None) -> GateContext:  # type: ignore[no-untyped-def]
     return GateContext(settings=Settings(database_url=str(store.engine.url), employee_grade=""), store=store,
-                       active_flow=flow)
+                       user="me", active_flow=flow)
 
 
 def say(store: Store, text: str, flow=None):  # type: ignore[no-untyped-def]
@@ -47,7 +48,7 @@ def approved_with_hotel_exception(store: Store, start: date, nights: int = 2, ra
                      excesses=[PolicyExcess(**{k: v for k, v in e.model_dump().items() if k in PolicyExcess.model_fields})
                                for e in found])
     svc.submit(app.number, actor="me", justifications="the only hotel near the client")
-    return svc.approve(app.number, approver="boss", comment="ok")
+    return svc.approve(app.number, approver=BOSS, comment="ok")
 
 
 # --- 1. an approved hotel exception is not flagged again in the claim ------------------------------

@@ -12,6 +12,7 @@ from navigo_core.business.applications import ApplicationService
 from navigo_core.config import Settings
 from navigo_core.scenes import GateContext, handle_message
 from navigo_core.store import Store
+from tests.users import BOSS
 
 
 @pytest.fixture
@@ -20,7 +21,7 @@ def store(tmp_path: Path) -> Store:
 
 
 def ctx(store: Store, flow=None) -> GateContext:  # type: ignore[no-untyped-def]
-    return GateContext(settings=Settings(database_url=str(store.engine.url)), store=store, active_flow=flow)
+    return GateContext(settings=Settings(database_url=str(store.engine.url)), store=store, user="me", active_flow=flow)
 
 
 def say(store: Store, text: str, flow=None):  # type: ignore[no-untyped-def]
@@ -35,7 +36,7 @@ def app_for(store: Store, city: str, aliases: list[str], status: str = "draft"):
     if status in ("submitted", "approved"):
         app = svc.submit(app.number, actor="me")
     if status == "approved":
-        app = svc.approve(app.number, approver="boss", comment="ok")
+        app = svc.approve(app.number, approver=BOSS, comment="ok")
     return app
 
 
@@ -143,7 +144,7 @@ def test_reimbursement_covered_by_approved_application(store: Store) -> None:
     y = date.today() - timedelta(days=1)
     app = svc.create(owner="me", cities=["上海"], aliases=["上海", "Shanghai"], start_date=y - timedelta(days=1), end_date=y,
                      purpose="client meeting", origin="北京", estimated_cost=3000)
-    svc.approve(svc.submit(app.number, actor="me").number, approver="boss")
+    svc.approve(svc.submit(app.number, actor="me").number, approver=BOSS)
     _, reply = say(store, "报销昨天在上海的出租车费 85 元")
     assert app.number in reply.text and reply.payload["application"] == app.number
     _, reply = say(store, "我要报销")

@@ -57,9 +57,9 @@ def test_a_stated_grade_is_read_from_what_the_traveller_says_about_themself() ->
 def test_employee_grade_manager_is_g3_in_all_four_places(store: Store) -> None:
     settings = settings_for(store, "manager")
     # 1. applications (the chat's travel application)
-    policy, grade, assumed = policy_and_grade(GateContext(settings=settings, store=store))
+    policy, grade, assumed = policy_and_grade(GateContext(settings=settings, store=store, user="me"))
     assert (grade, assumed) == ("G3", False)
-    decision, reply = handle_message("申请5月10日到12日从上海去北京出差，拜访客户，预算5000元", GateContext(settings=settings, store=store))
+    decision, reply = handle_message("申请5月10日到12日从上海去北京出差，拜访客户，预算5000元", GateContext(settings=settings, store=store, user="me"))
     assert decision.scene_id == "travel_application"
     assert reply.payload["grade"] == "G3" and "G1" not in reply.text, reply.text
     # 2. the plan check: from the deps' settings, never the global ones
@@ -72,10 +72,10 @@ def test_employee_grade_manager_is_g3_in_all_four_places(store: Store) -> None:
     log = next(e for e in state.decision_log if e.agent == "policy_check")
     assert "grade G3" in log.input_summary and "assum" not in " ".join(log.evidence)
     # 3. the policy chat answers for G3 without asking
-    _, answer = handle_message("北京住宿标准是多少", GateContext(settings=settings, store=store))
+    _, answer = handle_message("北京住宿标准是多少", GateContext(settings=settings, store=store, user="me"))
     assert "800" in answer.text and "G3" in answer.text and not answer.asks, answer.text
     # 4. claims (the chat's reimbursement check)
-    _, claim = handle_message("报销昨天在北京的酒店费 700 元", GateContext(settings=settings, store=store))
+    _, claim = handle_message("报销昨天在北京的酒店费 700 元", GateContext(settings=settings, store=store, user="me"))
     assert claim.payload["grade"] == "G3" and claim.payload["excesses"] == [], claim.text  # G1's cap is 500
 
 
@@ -115,7 +115,7 @@ def test_a_grade_given_in_the_chat_reaches_the_application_and_the_claim(store: 
 def test_the_grade_of_the_conversation_is_used_by_the_scenes(store: Store) -> None:
     """The gate's context carries the conversation's grade (``subject["grade"]``) to every business scene."""
     settings = settings_for(store, "")
-    context = GateContext(settings=settings, store=store, subject={"grade": "G3"})
+    context = GateContext(settings=settings, store=store, user="me", subject={"grade": "G3"})
     policy, grade, assumed = policy_and_grade(context)
     assert (grade, assumed) == ("G3", False)
     _, reply = handle_message("申请5月10日到12日从上海去北京出差，拜访客户，预算5000元", context)
@@ -128,11 +128,11 @@ def test_the_grade_of_the_conversation_is_used_by_the_scenes(store: Store) -> No
 
 def test_an_unknown_grade_gives_the_default_assumed_and_says_so(store: Store) -> None:
     settings = settings_for(store, "intern")
-    policy, grade, assumed = policy_and_grade(GateContext(settings=settings, store=store))
+    policy, grade, assumed = policy_and_grade(GateContext(settings=settings, store=store, user="me"))
     assert (grade, assumed) == (policy.default_grade, True) == ("G1", True)
     _, reply = handle_message("apply for a business trip from Shanghai to Beijing May 10 to 12, client meeting, "
-                              "budget 5000 CNY", GateContext(settings=settings, store=store, lang="en"))
+                              "budget 5000 CNY", GateContext(settings=settings, store=store, user="me", lang="en"))
     assert reply.payload["grade"] == "G1"
     assert "“intern” is not a grade of the travel policy" in reply.text and "G1" in reply.text, reply.text
-    _, claim = handle_message("报销昨天在北京的酒店费 700 元", GateContext(settings=settings, store=store))
+    _, claim = handle_message("报销昨天在北京的酒店费 700 元", GateContext(settings=settings, store=store, user="me"))
     assert claim.payload["grade"] == "G1" and "“intern”" in claim.text and "G1" in claim.text, claim.text

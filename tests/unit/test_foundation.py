@@ -116,8 +116,8 @@ def test_import_contracts_catch_a_forbidden_import(tmp_path: Path, probes: dict[
 
 def test_store_saves_lists_and_reopens_routes(tmp_path: Path) -> None:
     store = Store.from_url(f"sqlite:///{tmp_path / 'sub' / 't.db'}")
-    rid = store.routes.save("上海 → 杭州", {"origin": "上海"}, {"order": ["Shanghai", "Hangzhou"]})
-    listed = store.routes.list()
+    rid = store.routes.save("上海 → 杭州", {"origin": "上海"}, {"order": ["Shanghai", "Hangzhou"]}, owner="me")
+    listed = store.routes.list("me")
     assert [r["id"] for r in listed] == [rid] and listed[0]["title"] == "上海 → 杭州"
     got = store.routes.get(rid)
     assert got is not None and got["result"]["order"] == ["Shanghai", "Hangzhou"]

@@ -349,16 +349,16 @@ def test_plan_store_versions(deps):
 
     store = Store.from_url("sqlite:///:memory:")
     state = plan(EN, deps)
-    pid, v1 = store.plans.save(None, EN, exports.to_json(state))
-    same, v2 = store.plans.save(pid, EN, exports.to_json(state))
+    pid, v1 = store.plans.save(None, EN, exports.to_json(state), owner="me")
+    same, v2 = store.plans.save(pid, EN, exports.to_json(state), owner="me")
     assert same == pid and (v1, v2) == (1, 2)
     assert [r["version"] for r in store.plans.versions(pid)] == [1, 2]
     assert store.plans.get(pid)["version"] == 2 and store.plans.get(pid, 1)["version"] == 1
     assert exports.from_json(store.plans.get(pid)["state_json"]) == state
     assert PlannerState.model_validate(store.plans.get(pid)["state"]) == state
-    _, v3 = store.plans.save(pid, EN, state.model_dump(mode="json"))  # a JSON-ready dict works too
+    _, v3 = store.plans.save(pid, EN, state.model_dump(mode="json"), owner="me")  # a JSON-ready dict works too
     assert v3 == 3 and PlannerState.model_validate(store.plans.get(pid, 3)["state"]) == state
-    assert [r["id"] for r in store.plans.list()] == [pid] and store.plans.get("nope") is None
+    assert [r["id"] for r in store.plans.list("me")] == [pid] and store.plans.get("nope") is None
 
 
 def test_cli_plan(capsys, monkeypatch):

@@ -48,7 +48,8 @@ def store(tmp_path: Path) -> Store:
 
 
 def say(store: Store, text: str, flow: Any = None) -> Any:
-    context = GateContext(settings=Settings(database_url=str(store.engine.url)), store=store, active_flow=flow)
+    context = GateContext(settings=Settings(database_url=str(store.engine.url)), store=store, user="me",
+                          active_flow=flow)
     return handle_message(text, context)
 
 

@@ -307,7 +307,7 @@ def test_off_topic_beats_rule_gates() -> None:
 def test_intent_router_maps_intents_to_scenes(message: str, codes: tuple[str, ...], scene_id: str) -> None:
     router = StubRouter(*codes)
     # the store is passed in: the record-keeping scenes (approval_query) read it from the context
-    decision, reply = handle_message(message, ctx(router, store=Store.from_url("sqlite:///:memory:")))
+    decision, reply = handle_message(message, ctx(router, store=Store.from_url("sqlite:///:memory:"), user="me"))
     assert (decision.step, decision.scene_id) == ("intent", scene_id)
     assert router.calls == [message] and decision.intent is not None
     assert decision.intent.primary_intent == codes[0]

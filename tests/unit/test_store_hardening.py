@@ -69,15 +69,15 @@ def test_a_database_from_before_the_counters_is_upgraded_in_place(tmp_path: Path
                               "(:id, :number, 'me', 'me', '', '', '[]', '[]', 'CNY', '[]', 'draft', :now, :now)"),
                          {"id": f"old-{n}", "number": f"TA-{YEAR}-{n:04d}", "now": now})
         for v in (1, 2, 3):
-            conn.execute(text("INSERT INTO plans (id, version, created_at, request_text, state_json) VALUES "
-                              "('p-old', :v, :now, 'old', '{}')"), {"v": v, "now": now})
+            conn.execute(text("INSERT INTO plans (id, version, owner, created_at, request_text, state_json) VALUES "
+                              "('p-old', :v, 'me', :now, 'old', '{}')"), {"v": v, "now": now})
     old.dispose()
     assert "counters" not in {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master")}
 
     store = Store.from_url(f"sqlite:///{db}")
     assert ApplicationService(store).create(owner="me", cities=["Hangzhou"]).number == f"TA-{YEAR}-0008"
-    assert store.plans.save("p-old", "again", {}) == ("p-old", 4)
-    assert store.plans.save(None, "new", {})[1] == 1
+    assert store.plans.save("p-old", "again", {}, owner="me") == ("p-old", 4)
+    assert store.plans.save(None, "new", {}, owner="me")[1] == 1
     assert len(store.applications.list()) == 4  # the old rows are all still there
 
 
@@ -92,7 +92,7 @@ def test_nul_characters_are_stripped_the_same_way_on_both_backends(url: str) -> 
     app = ApplicationService(store).create(owner="me", cities=["Hang\x00zhou"], purpose="client\x00 visit",
                                            traveller="Li\x00 Lei")
     assert (app.traveller, app.purpose) == ("Li Lei", "client visit")
-    rid = store.routes.save("A\x00 → B", {"stops": ["x\x00"]}, {})
+    rid = store.routes.save("A\x00 → B", {"stops": ["x\x00"]}, {}, owner="me")
     assert store.routes.get(rid)["title"] == "A → B"  # type: ignore[index]
 
 
@@ -106,7 +106,7 @@ def test_too_long_values_are_refused_with_a_message_on_both_backends(url: str) -
     assert "太长" in exc.value.message("zh")
     with pytest.raises(StoreValueError):
         store.claims.save("me", [], {"total": 1.0}, application_number="TA-" + "9" * 30)
-    assert service.list() == [] and store.claims.list() == []  # nothing stored half-way
+    assert service.list() == [] and store.claims.list("me") == []  # nothing stored half-way
     # long text columns take long values on both backends
     app = service.create(owner="me", cities=["Hangzhou"], purpose="p" * 50_000)
     assert len(app.purpose) == 50_000
@@ -122,9 +122,9 @@ def test_a_damaged_database_file_gives_one_sentence_and_a_read_only_stand_in(tmp
     assert str(tmp_path) not in message and "sqlite3" not in message.lower() and "SELECT" not in message
     store = Store.open(f"sqlite:///{bad}")
     assert store.fault is not None and not store.available
-    assert store.routes.list() == [] and store.threads.list("me") == [] and store.events.count() == 0
+    assert store.routes.list("me") == [] and store.threads.list("me") == [] and store.events.count() == 0
     with pytest.raises(StoreUnavailable) as write:
-        store.routes.save("A → B", {}, {})
+        store.routes.save("A → B", {}, {}, owner="me")
     assert write.value.message("en") == message
     with pytest.raises(StoreUnavailable):
         ApplicationService(store).create(owner="me", cities=["Hangzhou"])
@@ -132,13 +132,13 @@ def test_a_damaged_database_file_gives_one_sentence_and_a_read_only_stand_in(tmp
 
 def test_a_read_only_database_still_reads_and_refuses_writes_with_what_to_do(tmp_path: Path) -> None:
     db = tmp_path / "navigo.db"
-    rid = Store.from_url(f"sqlite:///{db}").routes.save("A → B", {}, {})
+    rid = Store.from_url(f"sqlite:///{db}").routes.save("A → B", {}, {}, owner="me")
     store = Store.open(f"sqlite:///file:{db}?mode=ro&uri=true")
     assert store.available and store.fault is not None
     assert "read-only" in store.fault.message("en")
-    assert [r["id"] for r in store.routes.list()] == [rid]  # its data is still shown
+    assert [r["id"] for r in store.routes.list("me")] == [rid]  # its data is still shown
     with pytest.raises(StoreUnavailable) as exc:
-        store.routes.save("C → D", {}, {})
+        store.routes.save("C → D", {}, {}, owner="me")
     assert exc.value.message("en").startswith("The database navigo.db is read-only, so nothing can be saved")
 
 
@@ -166,7 +166,7 @@ def test_a_writer_waits_for_a_lock_instead_of_failing(tmp_path: Path) -> None:
         released.set()
 
     threading.Thread(target=release, daemon=True).start()
-    rid = store.routes.save("A → B", {}, {})
+    rid = store.routes.save("A → B", {}, {}, owner="me")
     assert released.is_set() and store.routes.get(rid) is not None
     holder.close()
 
@@ -185,11 +185,11 @@ def test_busy_after_waiting_is_retried_then_reported_as_busy(tmp_path: Path, mon
         return real(conn, name, seed)
 
     monkeypatch.setattr(plans_module, "_next_value", flaky)
-    assert store.plans.save(None, "x", {})[1] == 1 and len(calls) == 3  # retried in a fresh transaction
+    assert store.plans.save(None, "x", {}, owner="me")[1] == 1 and len(calls) == 3  # retried in a fresh transaction
     monkeypatch.setattr(plans_module, "_next_value", lambda *a: (_ for _ in ()).throw(
         StoreBusy("store.error.busy", db="r.db")))
     with pytest.raises(StoreBusy) as exc:
-        store.plans.save(None, "y", {})
+        store.plans.save(None, "y", {}, owner="me")
     assert "busy" in exc.value.message("en") and isinstance(exc.value, StoreError)
 
 

@@ -9,6 +9,9 @@
 * A read-only old database still opens for reading; nothing is written to it.
 * The revisions build exactly the tables in code (so a change of the tables without a revision fails here),
   and downgrade and upgrade again.
+* ``0003_owners``: a database of the previous revision (``0002_counters``) with rows upgrades; the rows keep their
+  data, routes and plans get the legacy owner (``LEGACY_OWNER``), as do applications and claims of the old
+  hard-coded user ``me``; threads keep their owners; the repositories then find them for that owner only.
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ from sqlalchemy import (
 )
 
 from navigo_core.business.applications import ApplicationService
-from navigo_core.store import Store, metadata, migrations
+from navigo_core.store import Store, StoreError, metadata, migrations
+
+LEGACY = "demo-shared"  # Settings.legacy_owner's default (0003_owners.LEGACY_OWNER)
 
 YEAR = datetime.now(timezone.utc).year
 NOW = datetime(YEAR, 3, 4, 5, 6, 7, tzinfo=timezone.utc)
@@ -198,6 +203,25 @@ def make_previous_release_database(url: str) -> dict[str, list[dict[str, Any]]]:
         engine.dispose()
 
 
+def upgraded(before: dict[str, list[dict[str, Any]]], legacy: str = LEGACY) -> dict[str, list[dict[str, Any]]]:
+    """The rows ``before`` as 0003_owners leaves them: routes and plans owned by ``legacy``, applications and
+    claims of ``me`` moved to it, applications with an unknown department; every other value unchanged."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, rows in before.items():
+        new = []
+        for row in rows:
+            row = dict(row)
+            if name in ("routes", "plans"):
+                row["owner"] = legacy
+            if name in ("applications", "claims") and row["owner"] == "me":
+                row["owner"] = legacy
+            if name == "applications":
+                row["owner_department"] = None
+            new.append(row)
+        out[name] = new
+    return out
+
+
 def rows_of(engine: Engine, tables: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
     """Every row of ``tables``, in a stable order, read with the tables' reflected definitions."""
     reflected = MetaData()
@@ -234,7 +258,7 @@ def test_a_database_of_the_previous_release_upgrades_on_start_with_nothing_lost(
 
     engine = _plain(url)
     try:
-        assert rows_of(engine, OLD_TABLES) == before  # every row, every value, unchanged
+        assert rows_of(engine, OLD_TABLES) == upgraded(before)  # every row, every value kept; the legacy owner
         assert set(inspect(engine).get_table_names()) == {*metadata.tables, "alembic_version"}
     finally:
         engine.dispose()
@@ -257,9 +281,9 @@ def test_a_database_of_the_previous_release_upgrades_on_start_with_nothing_lost(
          "aliases": [], "currency": "CNY", "excesses": [], "status": "draft",
          "created_at": datetime(2025, 7, 1, tzinfo=timezone.utc)}, actor="me")
     assert last_year["number"] == "TA-2025-0004"
-    assert store.plans.save("p-old", "again", {}) == ("p-old", 4)
-    assert store.plans.save("p-other", "again", {}) == ("p-other", 2)
-    assert store.plans.save(None, "new", {})[1] == 1
+    assert store.plans.save("p-old", "again", {}, owner=LEGACY) == ("p-old", 4)
+    assert store.plans.save("p-other", "again", {}, owner=LEGACY) == ("p-other", 2)
+    assert store.plans.save(None, "new", {}, owner=LEGACY)[1] == 1
     assert len(store.applications.list()) == 6
     store.engine.dispose()
 
@@ -278,8 +302,8 @@ def test_a_database_of_the_release_between_is_stamped_and_keeps_its_counters(url
         with engine.begin() as conn:
             conn.execute(metadata.tables["applications"].insert(), [_application("a-3", f"TA-{YEAR}-0003", NOW)])
             conn.execute(metadata.tables["plans"].insert(), [
-                {"id": "p-1", "version": 1, "created_at": NOW, "request_text": "x", "state_json": "{}"},
-                {"id": "p-2", "version": 5, "created_at": NOW, "request_text": "y", "state_json": "{}"}])
+                {"id": "p-1", "version": 1, "owner": "me", "created_at": NOW, "request_text": "x", "state_json": "{}"},
+                {"id": "p-2", "version": 5, "owner": "me", "created_at": NOW, "request_text": "y", "state_json": "{}"}])
             # ahead of the rows (a number taken by a rolled-back insert is never given again) / behind them
             conn.execute(metadata.tables["counters"].insert(), [{"name": f"application:TA-{YEAR}-", "value": 9},
                                                                 {"name": "plan:p-2", "value": 2}])
@@ -291,7 +315,7 @@ def test_a_database_of_the_release_between_is_stamped_and_keeps_its_counters(url
     assert revisions == [migrations.head()]
     assert counters == {f"application:TA-{YEAR}-": 9, "plan:p-1": 1, "plan:p-2": 5}
     assert ApplicationService(store).create(owner="me", cities=["Hangzhou"]).number == f"TA-{YEAR}-0010"
-    assert store.plans.save("p-2", "again", {}) == ("p-2", 6)
+    assert store.plans.save("p-2", "again", {}, owner="me") == ("p-2", 6)
     store.engine.dispose()
 
 
@@ -325,8 +349,9 @@ def test_processes_starting_together_upgrade_an_old_database_once(url: str) -> N
     assert revisions == [migrations.head()] and counters[f"application:TA-{YEAR}-"] == 7
     numbers = {ApplicationService(s).create(owner="me", cities=["Hangzhou"]).number for s in stores}
     assert numbers == {f"TA-{YEAR}-{n:04d}" for n in (8, 9, 10, 11)}
-    assert rows_of(_plain(url), ("routes", "messages", "claims")) == {k: before[k] for k in ("routes", "messages",
-                                                                                             "claims")}
+    after = upgraded(before)
+    assert rows_of(_plain(url), ("routes", "messages", "claims")) == {k: after[k] for k in ("routes", "messages",
+                                                                                            "claims")}
     for s in stores:
         s.engine.dispose()
 
@@ -339,10 +364,12 @@ def test_a_read_only_database_of_the_previous_release_opens_for_reading(tmp_path
     store = Store.open(f"sqlite:///file:{db}?mode=ro&uri=true")
 
     assert store.available and store.fault is not None and "read-only" in store.fault.message("en")
-    assert [r["id"] for r in store.routes.list()] == ["r-1"]
-    assert sorted(a["number"] for a in store.applications.list()) == [
-        "TA-2025-0003", f"TA-{YEAR}-0001", f"TA-{YEAR}-0002", f"TA-{YEAR}-0007"]
     assert [m["content"] for m in store.threads.messages("t-1")] == ["to Hangzhou", "When?"]
+    assert [t["id"] for t in store.threads.list("alice")] == ["t-1"]
+    # not upgraded (read-only): the tables that gained owners in 0003_owners cannot be read per owner; the read
+    # fails with a StoreError (one sentence), never a traceback and never someone else's rows
+    with pytest.raises(StoreError):
+        store.routes.list(LEGACY)
     store.engine.dispose()
     assert db.read_bytes() == content  # no upgrade was tried: nothing written
     assert "alembic_version" not in inspect(_plain(f"sqlite:///{db}")).get_table_names()
@@ -369,3 +396,54 @@ def test_the_revisions_build_the_tables_in_code_and_downgrade(url: str) -> None:
             assert migrations.current(conn) == migrations.head()
     finally:
         engine.dispose()
+
+
+def test_a_database_of_the_previous_revision_gets_owners_and_keeps_its_rows(url: str) -> None:
+    """0002_counters → 0003_owners: routes and plans get the legacy owner given by the opener (Settings.legacy_owner),
+    applications and claims of the old hard-coded ``me`` move to it, others' rows keep their owners; the repositories
+    then list and open them for their owner only."""
+    engine = _plain(url)
+    try:
+        with engine.begin() as conn:
+            migrations.upgrade(conn, "0002_counters")
+        old = MetaData()
+        old.reflect(engine, only=list(OLD_TABLES))
+        assert "owner" not in old.tables["routes"].c and "owner" not in old.tables["plans"].c
+        t = old.tables
+        with engine.begin() as conn:
+            conn.execute(t["routes"].insert(), [{"id": "r-1", "created_at": NOW, "title": "A → B",
+                                                  "request_json": "{}", "result_json": '{"km": 1}'}])
+            conn.execute(t["plans"].insert(), [{"id": "p-1", "version": 1, "created_at": NOW, "request_text": "Rome",
+                                                 "state_json": "{}"}])
+            conn.execute(t["applications"].insert(), [_application("a-1", f"TA-{YEAR}-0001", NOW),
+                                                      {**_application("a-2", f"TA-{YEAR}-0002", NOW), "owner": "bob"}])
+            conn.execute(t["claims"].insert(), [{"id": "c-1", "owner": "me", "application_number": None,
+                                                  "created_at": NOW, "total": 5.0, "currency": "CNY",
+                                                  "items_json": "[]", "summary_json": "{}"}])
+            conn.execute(t["threads"].insert(), [{"id": "t-1", "owner": "browser-1", "created_at": NOW,
+                                                   "updated_at": NOW, "title": "hi", "state_json": None}])
+        before = rows_of(engine, OLD_TABLES)
+    finally:
+        engine.dispose()
+
+    store = Store.from_url(url, legacy_owner="legacy-team")
+    assert _revision_and_counters(url)[0] == [migrations.head()]
+    engine = _plain(url)
+    try:
+        after = rows_of(engine, OLD_TABLES)
+    finally:
+        engine.dispose()
+    assert after == upgraded(before, "legacy-team")
+    assert [a["owner"] for a in after["applications"]] == ["legacy-team", "bob"]
+    assert after["threads"][0]["owner"] == "browser-1"
+
+    assert [r["id"] for r in store.routes.list("legacy-team")] == ["r-1"] and store.routes.list("alice") == []
+    assert store.routes.get("r-1", owner="alice") is None and store.routes.get("r-1", owner="legacy-team") is not None
+    assert [p["id"] for p in store.plans.list("legacy-team")] == ["p-1"] and store.plans.get("p-1", owner="alice") is None
+    assert [c["id"] for c in store.claims.list("legacy-team")] == ["c-1"] and store.claims.list("me") == []
+    assert [a["number"] for a in store.applications.list("bob")] == [f"TA-{YEAR}-0002"]
+    assert store.applications.get_by_number(f"TA-{YEAR}-0002", owner="legacy-team") is None
+    # a plan id of another owner is not continued: the save starts a plan of its own
+    other_id, version = store.plans.save("p-1", "mine", {}, owner="alice")
+    assert other_id != "p-1" and version == 1 and store.plans.versions("p-1") == store.plans.versions("p-1", "legacy-team")
+    store.engine.dispose()

@@ -42,7 +42,7 @@ from navigo_core.business.applications.errors import (
 from navigo_core.business.applications.extract import extract_number, extract_purpose
 from navigo_core.business.applications.models import REQUIRED_FIELDS, Application, AuditEntry, FieldChange, PolicyExcess
 from navigo_core.business.applications.render import audit_lines, card_text, fields_text
-from navigo_core.business.applications.service import ApplicationService, store_for, user_of
+from navigo_core.business.applications.service import ApplicationService, department_of, store_for, user_of
 from navigo_core.business.applications.states import ACTIVE_STATUSES, STATUSES
 
 __all__ = [
@@ -50,4 +50,5 @@ __all__ = [
     "ApplicationService", "AuditEntry", "FieldChange", "IncompleteApplication", "PolicyExcess", "PolicyUnavailable",
     "audit_lines", "card_text", "extract_number", "extract_purpose", "fields_text", "policy_and_grade",
     "policy_excesses", "require_policy", "requested_grade", "store_for", "user_of",
+    "department_of",
 ]

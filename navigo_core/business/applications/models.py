@@ -49,6 +49,7 @@ class Application(BaseModel):
     id: str
     number: str
     owner: str
+    owner_department: str | None = None  # the owner's department when it was created (whose approvers decide)
     traveller: str
     purpose: str = ""
     origin: str = ""

@@ -19,6 +19,7 @@ from navigo_core.business.applications.models import Application, AuditEntry, Po
 from navigo_core.business.applications.states import ACTIVE_STATUSES, can
 
 if TYPE_CHECKING:  # pragma: no cover
+    from navigo_core.auth import User
     from navigo_core.config import Settings
     from navigo_core.providers.places import PlaceProvider
     from navigo_core.store import Store
@@ -44,8 +45,10 @@ class ApplicationService:
     def _model(self, row: Mapping[str, Any] | None) -> Application | None:
         return Application.model_validate(dict(row)) if row is not None else None
 
-    def get(self, number: str) -> Application:
-        app = self._model(self.repo.get_by_number(number))
+    def get(self, number: str, owner: str | None = None) -> Application:
+        """The application ``number``; with ``owner``, only that owner's: another's is ``not_found``, exactly like
+        a number that does not exist (no hint that it does)."""
+        app = self._model(self.repo.get_by_number(number, owner))
         if app is None:
             raise ApplicationError("application.error.not_found", number=number)
         return app
@@ -53,8 +56,20 @@ class ApplicationService:
     def list(self, owner: str | None = None, statuses: Iterable[str] | None = None) -> builtins.list[Application]:
         return [Application.model_validate(r) for r in self.repo.list(owner, tuple(statuses) if statuses else None)]
 
-    def pending(self) -> builtins.list[Application]:
-        return self.list(statuses=("submitted",))
+    def pending(self, approver: User) -> builtins.list[Application]:
+        """The submitted applications ``approver`` may decide (:meth:`decidable`)."""
+        return self.in_scope(approver, statuses=("submitted",))
+
+    def in_scope(self, approver: User, statuses: Iterable[str] | None = None) -> builtins.list[Application]:
+        """The applications whose owner is in ``approver``'s scope (:func:`navigo_core.auth.may_approve`), never
+        the approver's own; nobody's for a user without the approver role."""
+        return [a for a in self.list(statuses=statuses) if self.decidable(a, approver)]
+
+    @staticmethod
+    def decidable(app: Application, approver: User) -> bool:
+        from navigo_core.auth import may_approve
+
+        return may_approve(approver, app.owner, app.owner_department or "")
 
     def audit(self, number: str) -> builtins.list[AuditEntry]:
         app = self.get(number)
@@ -96,7 +111,7 @@ class ApplicationService:
         raise ApplicationError("application.error.none_found", query=query)
 
     # creating
-    def create(self, *, owner: str, traveller: str | None = None, purpose: str = "", origin: str = "",
+    def create(self, *, owner: str, owner_department: str = "", traveller: str | None = None, purpose: str = "", origin: str = "",
                cities: Iterable[str] = (), aliases: Iterable[str] = (), start_date: date | None = None,
                end_date: date | None = None, estimated_cost: float | None = None, currency: str = "CNY",
                excesses: Iterable[PolicyExcess | Mapping[str, Any]] = (), plan_id: str | None = None,
@@ -106,9 +121,11 @@ class ApplicationService:
             raise ApplicationError("application.error.no_city")
         if start_date and end_date and end_date < start_date:
             raise ApplicationError("application.error.dates_order")
+        origin = (origin or "").strip() or self.home_city(owner)  # given once, kept in the owner's profile
+        self._keep_home_city(owner, origin)
         now = self.clock()
         values = {  # no "number": the store takes the year's next one in the insert's transaction
-            "owner": owner, "traveller": traveller or owner, "purpose": purpose or "",
+            "owner": owner, "owner_department": owner_department or None, "traveller": traveller or owner, "purpose": purpose or "",
             "origin": origin or "", "cities": cities, "aliases": sorted({*cities, *(a for a in aliases if a)}),
             "start_date": start_date, "end_date": end_date, "estimated_cost": estimated_cost,
             "currency": (currency or "CNY").upper(), "status": "draft", "plan_id": plan_id,
@@ -120,7 +137,7 @@ class ApplicationService:
                                changes=[{"field": "status", "old": None, "new": "draft"}])
         return Application.model_validate(row)
 
-    def create_from_text(self, text: str, *, owner: str, places: PlaceProvider, today: date,
+    def create_from_text(self, text: str, *, owner: str, places: PlaceProvider, today: date, owner_department: str = "",
                          traveller: str | None = None, policy: Any = None, grade: str | None = None) -> Application:
         """A draft from what the user says ("apply for a business trip to Hangzhou May 1-3, budget 3000")."""
         from navigo_core.understand import parse_request
@@ -138,10 +155,22 @@ class ApplicationService:
         policy = policy if policy is not None else require_policy(self.settings)  # fail closed
         excesses = policy_excesses(policy, grade, cities=[city], start=req.start_date, end=req.end_date,
                                    currency=currency, today=today)
-        return self.create(owner=owner, traveller=traveller, purpose=extract_purpose(text), origin=origin,
+        return self.create(owner=owner, owner_department=owner_department, traveller=traveller, purpose=extract_purpose(text), origin=origin,
                            cities=[city], aliases=aliases, start_date=req.start_date, end_date=req.end_date,
                            estimated_cost=req.budget.amount if req.budget else None, currency=currency,
                            excesses=excesses)
+
+    # the owner's profile: the home city is the origin given once
+    def home_city(self, owner: str) -> str:
+        """The home city kept in ``owner``'s profile ("" when none was given)."""
+        profiles = getattr(self.store, "profiles", None)
+        return str((profiles.get(owner).get("home_city") if profiles is not None else None) or "")
+
+    def _keep_home_city(self, owner: str, origin: str) -> None:
+        """The first origin ``owner`` gives becomes their home city (later trips from elsewhere do not change it)."""
+        profiles = getattr(self.store, "profiles", None)
+        if profiles is not None and origin.strip() and not self.home_city(owner):
+            profiles.remember(owner, home_city=origin.strip())
 
     # changing
     def _change(self, app: Application, values: dict[str, Any], *, actor: str, action: str,
@@ -163,8 +192,9 @@ class ApplicationService:
                                    status=app.status)
 
     def justify(self, number: str, justifications: Mapping[str, str] | str, *, actor: str) -> Application:
-        """Give the reason for each excess (a mapping rule_id → reason, or one reason for all)."""
-        app = self.get(number)
+        """Give the reason for each excess (a mapping rule_id → reason, or one reason for all). Only the owner
+        (``actor``) may: another's application is ``not_found``, as are submit, modify and cancel."""
+        app = self.get(number, owner=actor)
         new = []
         for e in app.excesses:
             why = justifications if isinstance(justifications, str) else justifications.get(e.rule_id, "")
@@ -176,7 +206,7 @@ class ApplicationService:
         missing ones), every policy excess needs a justification first, and the travel policy must be readable
         now (:class:`PolicyUnavailable` otherwise: fail closed). Justifications given are saved even when the
         submission is refused."""
-        app = self.get(number)
+        app = self.get(number, owner=actor)
         self._require(app, "submit")
         require_policy(self.settings)
         if justifications:
@@ -195,7 +225,7 @@ class ApplicationService:
                currency: str | None = None) -> Application:
         """Change dates / cities / purpose / origin / estimated cost. A submitted or approved application goes
         back to draft."""
-        app = self.get(number)
+        app = self.get(number, owner=actor)
         self._require(app, "modify")
         values: dict[str, Any] = {}
         if start_date is not None:
@@ -212,6 +242,7 @@ class ApplicationService:
             values["purpose"] = purpose
         if origin is not None:
             values["origin"] = origin
+            self._keep_home_city(app.owner, origin)
         if estimated_cost is not None:
             if not (estimated_cost > 0):
                 raise ApplicationError("application.error.bad_cost")
@@ -228,23 +259,31 @@ class ApplicationService:
         return self._change(app, values, actor=actor, action="modify")
 
     def cancel(self, number: str, *, actor: str, reason: str = "") -> Application:
-        app = self.get(number)
+        app = self.get(number, owner=actor)
         self._require(app, "cancel")
         return self._change(app, {"status": "cancelled"}, actor=actor, action="cancel", comment=reason or None)
 
-    def _decide(self, number: str, status: str, approver: str, comment: str) -> Application:
+    def _decide(self, number: str, status: str, approver: User, comment: str) -> Application:
+        """Approve or reject: only an approver whose scope holds the owner (``may_approve``), never the owner;
+        the audit trail records the approver's user id."""
+        from navigo_core.auth.models import norm
+
         app = self.get(number)
+        if norm(app.owner) in approver.identifiers:
+            raise ApplicationError("application.error.own_approval", number=app.number)
+        if not self.decidable(app, approver):
+            raise ApplicationError("application.error.not_in_scope", number=app.number)
         self._require(app, "approve" if status == "approved" else "reject")
         if status == "rejected" and not (comment or "").strip():
             raise ApplicationError("application.error.comment_needed")
-        return self._change(app, {"status": status, "approver": approver, "decision_comment": comment or ""},
-                            actor=approver, action="approve" if status == "approved" else "reject",
+        return self._change(app, {"status": status, "approver": approver.id, "decision_comment": comment or ""},
+                            actor=approver.id, action="approve" if status == "approved" else "reject",
                             comment=comment or None)
 
-    def approve(self, number: str, *, approver: str, comment: str = "") -> Application:
+    def approve(self, number: str, *, approver: User, comment: str = "") -> Application:
         return self._decide(number, "approved", approver, comment)
 
-    def reject(self, number: str, *, approver: str, comment: str) -> Application:
+    def reject(self, number: str, *, approver: User, comment: str) -> Application:
         return self._decide(number, "rejected", approver, comment)
 
 
@@ -260,5 +299,15 @@ def store_for(context: Any) -> Store:
 
 
 def user_of(context: Any) -> str:
-    """The traveller / owner of the conversation (``context.user``, default ``"me"``)."""
-    return str(getattr(context, "user", None) or "me")
+    """The traveller / owner of the conversation: ``context.user``, the signed-in user's id (the chat service
+    sets it to the thread's owner). There is no default user: a scene that acts for someone without one is a
+    wiring mistake of the caller: ``ValueError``."""
+    user = getattr(context, "user", None)
+    if not user or not str(user).strip():
+        raise ValueError("this scene acts for a user: pass the user's id in GateContext.user")
+    return str(user)
+
+
+def department_of(context: Any) -> str:
+    """The department of the conversation's user (``context.user_department``; "" when unknown)."""
+    return str(getattr(context, "user_department", "") or "")

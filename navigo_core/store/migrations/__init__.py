@@ -8,6 +8,9 @@ together never race. The revisions live in ``versions/``:
   messages, applications, their audit, claims). It creates only the tables a database lacks, as that
   release's ``create_all`` did, so any database from before Alembic upgrades from it.
 * ``0002_counters`` — the ``counters`` table, seeded from the numbers and plan versions already stored.
+* ``0003_owners`` — ``routes.owner`` / ``plans.owner`` (existing rows: the legacy owner, as are applications and
+  claims of the old hard-coded user ``me``) and ``applications.owner_department``.
+* ``0004_profiles`` — ``profiles``: per user id, the grade, language and home city they gave once.
 
 To add a change: write ``versions/NNNN_<what>.py`` with ``down_revision`` the current head (or generate a
 draft: ``PYTHONPATH=. .venv/bin/python -c "from navigo_core.store.migrations import revision;
@@ -63,10 +66,14 @@ def current(conn: Connection) -> str | None:
     return conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
 
 
-def upgrade(conn: Connection, target: str = "head") -> None:
-    """Run the revisions from the database's one to ``target`` on ``conn`` (in its transaction)."""
+def upgrade(conn: Connection, target: str = "head", *, legacy_owner: str | None = None) -> None:
+    """Run the revisions from the database's one to ``target`` on ``conn`` (in its transaction).
+    ``legacy_owner``: the owner of rows stored before owners existed (``0003_owners``; None: its default)."""
+    cfg = config(conn)
+    if legacy_owner:
+        cfg.attributes["legacy_owner"] = legacy_owner
     with _COMMAND_LOCK:
-        command.upgrade(config(conn), target)
+        command.upgrade(cfg, target)
 
 
 def stamp(conn: Connection, target: str = "head") -> None:

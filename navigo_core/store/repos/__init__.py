@@ -6,7 +6,8 @@ from navigo_core.store.repos.applications import ApplicationRepo
 from navigo_core.store.repos.claims import ClaimRepo
 from navigo_core.store.repos.events import EventRepo
 from navigo_core.store.repos.plans import PlanRepo
+from navigo_core.store.repos.profiles import ProfileRepo
 from navigo_core.store.repos.routes import RouteRepo
 from navigo_core.store.repos.threads import ThreadRepo
 
-__all__ = ["ApplicationRepo", "ClaimRepo", "EventRepo", "PlanRepo", "RouteRepo", "ThreadRepo"]
+__all__ = ["ApplicationRepo", "ClaimRepo", "EventRepo", "PlanRepo", "ProfileRepo", "RouteRepo", "ThreadRepo"]

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Engine, Integer, cast, func, select
 
 from navigo_core.store.engine import _begin_write, _next_value, _retried, _utcnow
-from navigo_core.store.schema import _checked, application_audit, applications
+from navigo_core.store.schema import _checked, _clean_text, application_audit, applications
 
 
 def _app_row(row: Any) -> dict[str, Any]:
@@ -97,17 +97,22 @@ class ApplicationRepo:
             row = conn.execute(select(applications).where(applications.c.id == app_id)).first()
         return _app_row(row) if row is not None else None
 
-    def get_by_number(self, number: str) -> dict[str, Any] | None:
+    def get_by_number(self, number: str, owner: str | None = None) -> dict[str, Any] | None:
+        """The application with that number, or None (also when it is not ``owner``'s; ``owner`` None: any
+        owner's: the approver's view, whose scope the service checks)."""
+        stmt = select(applications).where(applications.c.number == number.upper())
+        if owner is not None:
+            stmt = stmt.where(applications.c.owner == _clean_text(str(owner)[:100]))
         with self.engine.connect() as conn:
-            row = conn.execute(select(applications).where(applications.c.number == number.upper())).first()
+            row = conn.execute(stmt).first()
         return _app_row(row) if row is not None else None
 
     def list(self, owner: str | None = None, statuses: tuple[str, ...] | None = None,
              limit: int = 200) -> list[dict[str, Any]]:
-        """Newest first; filtered by owner and/or status."""
+        """Newest first; filtered by owner (None: everyone's, the approver's view) and/or status."""
         stmt = select(applications)
         if owner is not None:
-            stmt = stmt.where(applications.c.owner == str(owner)[:100])
+            stmt = stmt.where(applications.c.owner == _clean_text(str(owner)[:100]))
         if statuses:
             stmt = stmt.where(applications.c.status.in_(statuses))
         stmt = stmt.order_by(applications.c.created_at.desc(), applications.c.number.desc()).limit(limit)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from navigo_core.store.engine import _begin_write, _retried, _utcnow
-from navigo_core.store.schema import _checked, claims
+from navigo_core.store.schema import _checked, _clean_text, claims
 
 
 class ClaimRepo:
@@ -32,19 +32,18 @@ class ClaimRepo:
             conn.execute(claims.insert().values(**row))
         return claim_id
 
-    def list(self, owner: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        """Newest first: id, owner, application_number, created_at, total, currency."""
+    def list(self, owner: str, limit: int = 50) -> list[dict[str, Any]]:
+        """``owner``'s claims, newest first: id, owner, application_number, created_at, total, currency."""
         stmt = select(claims.c.id, claims.c.owner, claims.c.application_number, claims.c.created_at, claims.c.total,
-                      claims.c.currency)
-        if owner is not None:
-            stmt = stmt.where(claims.c.owner == str(owner)[:100])
+                      claims.c.currency).where(claims.c.owner == _clean_text(str(owner)[:100]))
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(stmt.order_by(claims.c.created_at.desc()).limit(limit))]
 
-    def get(self, claim_id: str) -> dict[str, Any] | None:
+    def get(self, claim_id: str, owner: str | None = None) -> dict[str, Any] | None:
+        """The claim, or None (also when it is not ``owner``'s; ``owner`` None: any owner's, for tests)."""
         with self.engine.connect() as conn:
             row = conn.execute(select(claims).where(claims.c.id == claim_id)).first()
-        if row is None:
+        if row is None or (owner is not None and row.owner != _clean_text(str(owner)[:100])):
             return None
         out = dict(row._mapping)
         out["items"] = json.loads(out.pop("items_json"))

@@ -1,0 +1,64 @@
+"""Profile memory: what a user says once (grade, language, home city) is kept for them only, on SQLite and
+PostgreSQL, and used by the chat (the grade in a later conversation) and by applications (the home city as origin)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from navigo_core.business.applications import ApplicationService
+from navigo_core.chat import ChatService
+from navigo_core.config import Settings
+from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider
+from navigo_core.scenes import make_gate_context
+from navigo_core.store import Store
+
+pytestmark = pytest.mark.usefixtures("no_internet")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    url = f"sqlite:///{tmp_path / 'p.db'}" if request.param == "sqlite" else str(request.getfixturevalue("postgres_url"))
+    s = Store.from_url(url)
+    yield s  # type: ignore[misc]
+    s.engine.dispose()
+
+
+def test_a_profile_keeps_what_was_given_for_that_user_only(store: Store) -> None:
+    assert store.profiles.get("alice") == {"grade": None, "language": None, "home_city": None}
+    store.profiles.remember("alice", grade="G3", language="zh")
+    store.profiles.remember("alice", home_city="上海", grade="")  # empty: ignored, the grade stays
+    assert store.profiles.get("alice") == {"grade": "G3", "language": "zh", "home_city": "上海"}
+    assert store.profiles.get("bob")["grade"] is None
+    store.profiles.remember("alice", grade="G2")
+    assert store.profiles.get("alice")["grade"] == "G2"
+    with pytest.raises(TypeError):
+        store.profiles.remember("alice", department="x")
+
+
+def test_the_first_origin_becomes_the_home_city_and_fills_the_next_application(store: Store) -> None:
+    svc = ApplicationService(store)
+    svc.create(owner="alice", cities=["杭州"], origin="上海")
+    assert store.profiles.get("alice")["home_city"] == "上海"
+    later = svc.create(owner="alice", cities=["北京"])
+    assert later.origin == "上海"  # given once, kept
+    svc.create(owner="alice", cities=["成都"], origin="南京")  # a trip from elsewhere keeps the home city
+    assert store.profiles.get("alice")["home_city"] == "上海"
+    assert svc.create(owner="bob", cities=["北京"]).origin == ""  # bob's is his own
+
+
+def test_a_grade_stated_in_one_conversation_is_used_in_the_next() -> None:
+    store = Store.from_url("sqlite:///:memory:")
+    settings = Settings(llm_api_key="", employee_grade="")
+    chat = ChatService(store, settings, gate_context=make_gate_context(settings), places=GazetteerPlaceProvider(),
+                       today=date(2026, 3, 10))
+    first = chat.new_thread("alice")
+    chat.send(first, "我是经理级")
+    assert store.profiles.get("alice")["grade"] == "G3"
+    second = chat.new_thread("alice")
+    reply = chat.send(second, "北京住宿标准是多少")
+    assert "800" in reply.text and "G3" in reply.text, reply.text  # not asked again
+    other = chat.new_thread("bob")
+    assert "请问您是哪一级" in chat.send(other, "北京住宿标准是多少").text  # bob never said it: asked
