@@ -110,6 +110,12 @@ def test_the_approver_sees_only_applications_in_scope_never_their_own(db_url: st
     assert not any(own.number in k or it.number in k for k in keys)
     table = next(df.value for df in at.dataframe if "Number" in df.value.columns)
     assert sorted(table["Number"]) == sorted([sales.number, engineering.number])
+    draft = ApplicationService(Store.from_url(db_url)).create(
+        owner="alice", owner_department="sales", purpose="not sent yet", origin="上海", cities=["南京"],
+        start_date=date(2026, 6, 1), end_date=date(2026, 6, 2), estimated_cost=800)
+    again = page("carol")  # a draft is the traveller's until it is submitted: not listed
+    table = next(df.value for df in again.dataframe if "Number" in df.value.columns)
+    assert draft.number not in set(table["Number"]) and sales.number in set(table["Number"])
     erin = page("erin")  # finance and dave: carol's and dave's
     assert {f"approval_approve_{own.number}", f"approval_approve_{it.number}"} <= {b.key for b in erin.button}
     assert not any(sales.number in b.key for b in erin.button)

@@ -16,7 +16,7 @@ from navigo_core.business.applications.errors import (
 )
 from navigo_core.business.applications.extract import extract_number, extract_purpose
 from navigo_core.business.applications.models import Application, AuditEntry, PolicyExcess, _norm
-from navigo_core.business.applications.states import ACTIVE_STATUSES, can
+from navigo_core.business.applications.states import ACTIVE_STATUSES, ROUTED_STATUSES, can
 
 if TYPE_CHECKING:  # pragma: no cover
     from navigo_core.auth import User
@@ -62,8 +62,10 @@ class ApplicationService:
 
     def in_scope(self, approver: User, statuses: Iterable[str] | None = None) -> builtins.list[Application]:
         """The applications whose owner is in ``approver``'s scope (:func:`navigo_core.auth.may_approve`), never
-        the approver's own; nobody's for a user without the approver role."""
-        return [a for a in self.list(statuses=statuses) if self.decidable(a, approver)]
+        the approver's own; nobody's for a user without the approver role. ``statuses`` None: those sent for
+        approval (:data:`~navigo_core.business.applications.states.ROUTED_STATUSES`), never a draft."""
+        chosen = ROUTED_STATUSES if statuses is None else statuses
+        return [a for a in self.list(statuses=chosen) if self.decidable(a, approver)]
 
     @staticmethod
     def decidable(app: Application, approver: User) -> bool:

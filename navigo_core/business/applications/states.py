@@ -13,6 +13,8 @@ from typing import Literal
 Status = Literal["draft", "submitted", "approved", "rejected", "cancelled"]
 STATUSES: tuple[str, ...] = ("draft", "submitted", "approved", "rejected", "cancelled")
 ACTIVE_STATUSES: tuple[str, ...] = ("draft", "submitted", "approved")
+#: what an approver sees: applications sent for approval (a draft is the traveller's until it is submitted)
+ROUTED_STATUSES: tuple[str, ...] = ("submitted", "approved", "rejected", "cancelled")
 EDITABLE = ("draft", "submitted", "approved")  # modifying an approved/submitted one sends it back to draft
 
 # action → the statuses it may start from
