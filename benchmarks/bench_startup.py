@@ -31,8 +31,8 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from bench_load import CHROMIUM, CHROMIUM_ARGS, start_server  # same server start as the load benchmark
 
-PAGES = [("Plan", "plan"), ("Route", "route"), ("Approvals", "approvals"), ("Reimbursement", "reimbursement"),
-         ("Router lab", "router-lab")]  # (title, url_path) as in app.py
+PAGES = [("Plan", "plan"), ("Route", "route"), ("Approvals", "approvals?user=carol"), ("Reimbursement", "reimbursement"),
+         ("Router lab", "router-lab")]  # (title, url_path) as in app.py; Approvals as the demo approver (roles.yaml)
 TIMEOUT_MS = 180_000
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
