@@ -21,6 +21,7 @@ from typing import Any
 
 from navigo_core.errors import NavigoError, clip
 from navigo_core.i18n import t
+from navigo_core.redact import redact
 
 __all__ = ["error_text", "escape_markdown", "safe_markdown", "unescape_markdown"]
 
@@ -68,8 +69,9 @@ def safe_markdown(text: Any) -> str:
 def error_text(exc: NavigoError, lang: str) -> str:
     """The message of ``exc`` in ``lang`` for Markdown: the catalog text stays, its parameters (the
     user's values, each cut to 200 characters) are escaped. An error with its own ``message`` is
-    made safe as a whole."""
+    made safe as a whole. Credentials are masked (as :meth:`NavigoError.message` does) before the escaping,
+    which would otherwise split a key with ``_`` or ``*`` in it so that no mask finds it."""
     if type(exc).message is NavigoError.message:
-        params = {k: escape_markdown(clip(v)) if isinstance(v, str) else v for k, v in exc.params.items()}
-        return safe_markdown(t(exc.code, lang, **params))
+        params = {k: escape_markdown(clip(redact(v))) if isinstance(v, str) else v for k, v in exc.params.items()}
+        return safe_markdown(redact(t(exc.code, lang, **params)))
     return safe_markdown(exc.message(lang))
