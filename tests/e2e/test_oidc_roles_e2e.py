@@ -5,6 +5,9 @@
 * a traveller opening Approvals sees only that the page needs the approver role;
 * alice files and submits an application in the chat, carol approves it on Approvals, alice sees it approved;
 * carol's own application is never offered to her, although her department is in her scope here.
+* alice's saved plan, saved route and saved claim are listed for her only: carol's Saved plans and Saved routes
+  are empty, and nothing of alice's claim is on carol's Reimbursement page (it lists no saved claims; the store
+  shows the claim is alice's and carol has none).
 
 The roles file is the shipped one, except that carol also approves her own department (finance): so her own
 application is in her scope and only the rule "nobody approves their own application" keeps it from her.
@@ -21,6 +24,7 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from navigo_core.store import Store
 from tests.e2e.conftest import ROOT, OfflinePage, wait_for_app
 from tests.e2e.oidc import Server, sign_in, start_app_with_auth, start_oidc_provider, write_auth_secrets
 
@@ -233,6 +237,139 @@ def test_roles_decide_who_approves_what(app: Server, alice: OfflinePage, carol: 
     expect(history.locator(f".st-key-approvals_audit_{number}")).to_be_visible(timeout=T)
     expect(history).to_contain_text(number, timeout=T)  # the list of what she decides holds alice's ...
     expect(history).not_to_contain_text(own)  # ... and never her own
+    for p in (a, c):
+        no_exception(p)
+    only_loopback(alice, carol)
+
+
+PLAN_REQUEST = "From Shanghai to Hangzhou, May 1 to May 5, 2 adults, budget 6000 CNY, we like tea and hiking"
+ROUTE_TITLE = "Alice's own route 上海 → 杭州"
+CLAIM_NOTE = "alice own hotel night"
+CLAIM = f"date,city,category,amount,currency,note,receipt\n2027-05-10,杭州,hotel,450,CNY,{CLAIM_NOTE},yes\n"
+
+
+def _database(app: Server) -> Store:
+    """The app's own database (start_app_with_auth puts it beside its log), read to check who owns what."""
+    return Store.from_url(f"sqlite:///{app.log.parent / 'e2e.db'}")
+
+
+def _expand(page: Page, key: str) -> Locator:
+    """The expander ``key`` (its ``st-key-`` class), opened."""
+    box = page.locator(f".st-key-{key}")
+    expect(box).to_be_visible(timeout=T)
+    box.locator("summary").click()
+    expect(box.locator("details")).to_have_attribute("open", "", timeout=T)
+    return box
+
+
+def test_plans_routes_and_claims_are_their_owners_only(app: Server, alice: OfflinePage, carol: OfflinePage) -> None:
+    a, c = alice.page, carol.page
+    plan_label = PLAN_REQUEST[:60]  # the saved-plans list shows a request's first 60 characters
+
+    # alice plans a trip on Plan: it is saved, and her list of saved plans holds it
+    open_page(a, app.url + "/plan")
+    a.get_by_label("Your trip").fill(PLAN_REQUEST)
+    a.get_by_role("button", name="Plan it").click()
+    wait_for_app(a)
+    expect(a.get_by_role("heading", name="Summary")).to_be_visible(timeout=T)
+    open_page(a, app.url + "/plan")  # a new session: the list is read from the store, not from the page's state
+    plans = _expand(a, "plan_history_box")
+    expect(plans.get_by_role("combobox", name="Saved plan")).to_have_value(
+        re.compile("^" + re.escape(plan_label)), timeout=T)  # the one selected: her newest
+    expect(plans.get_by_text("No saved plans yet.")).to_have_count(0)
+    no_exception(a)
+
+    # alice optimises a route on Route and saves it under her title; her saved routes hold it
+    open_page(a, app.url + "/route")
+    a.get_by_label("Origin place").fill("上海")
+    a.get_by_label("Destination").fill("杭州")
+    a.get_by_label("Destination").press("Enter")
+    wait_for_app(a)
+    a.locator(".st-key-route_paste_box").get_by_text("Paste several stops").click()
+    a.get_by_label("One stop per line").fill("嘉兴\n苏州")
+    a.locator(".st-key-route_paste_box").get_by_label("One stop per line").blur()
+    wait_for_app(a)
+    a.get_by_role("button", name="Add to the table").click()
+    wait_for_app(a)
+    expect(a.get_by_label("One stop per line")).to_have_value("", timeout=T)
+    a.get_by_role("button", name="Optimise route").click()
+    wait_for_app(a)
+    expect(a.locator(".st-key-route_legs_box [data-testid='stDataFrame']")).to_be_visible(timeout=T)
+    title = a.locator(".st-key-route_save_title input")
+    title.fill(ROUTE_TITLE)
+    a.get_by_role("button", name="Save to history").click()
+    wait_for_app(a)
+    expect(a.get_by_text("Saved. Reopen it from “Saved routes” below.")).to_be_visible(timeout=T)
+    open_page(a, app.url + "/route")
+    routes = _expand(a, "route_history_box")
+    expect(routes.get_by_role("combobox", name="Saved route")).to_have_value(
+        re.compile("^" + re.escape(ROUTE_TITLE + " · ")), timeout=T)
+    expect(routes.get_by_text("No saved routes yet.")).to_have_count(0)
+    no_exception(a)
+
+    # alice imports a one-line claim on Reimbursement and saves it
+    open_page(a, app.url + "/reimbursement")
+    paste = a.locator(".st-key-reimb_paste textarea")
+    paste.fill(CLAIM)
+    paste.blur()
+    wait_for_app(a)
+    a.locator(".st-key-reimb_paste_add button").click()
+    wait_for_app(a)
+    expect(a.get_by_text("1 item(s) imported.")).to_be_visible(timeout=T)
+    save = a.locator(".st-key-reimb_save button")
+    expect(save).to_be_enabled(timeout=T)
+    save.click()
+    wait_for_app(a)
+    saved = a.get_by_text(re.compile(r"^Claim saved \(.+\)\.$"))
+    expect(saved).to_be_visible(timeout=T)
+    found = re.search(r"Claim saved \((.+)\)\.", saved.inner_text())
+    assert found, saved.inner_text()
+    claim_id = found.group(1)
+    expect(a.locator(".st-key-reimb_summary_box")).to_contain_text("1 item(s), total 450.00 CNY", timeout=T)
+    no_exception(a)
+
+    # what the store holds: each item is alice's (the id is the provider's sub), none is carol's
+    db = _database(app)
+    alice_id, carol_id = str(ALICE["sub"]), str(CAROL["sub"])
+    assert [r["request_text"] for r in db.plans.list(alice_id)] == [PLAN_REQUEST]
+    assert [r["title"] for r in db.routes.list(alice_id)] == [ROUTE_TITLE]
+    assert [r["id"] for r in db.claims.list(alice_id)] == [claim_id]
+    assert db.plans.list(carol_id) == [] and db.routes.list(carol_id) == [] and db.claims.list(carol_id) == []
+    claim = db.claims.get(claim_id, owner=alice_id)
+    assert claim is not None and [i["item"]["note"] for i in claim["items"]] == [CLAIM_NOTE], claim
+    assert db.claims.get(claim_id, owner=carol_id) is None
+
+    # carol, on the same pages: her lists are empty, alice's items appear nowhere
+    open_page(c, app.url + "/plan")
+    plans = _expand(c, "plan_history_box")
+    expect(plans.get_by_text("No saved plans yet.")).to_be_visible(timeout=T)
+    expect(plans.get_by_role("combobox")).to_have_count(0)  # no list to pick from at all
+    expect(plans).not_to_contain_text(plan_label)
+    expect(c.locator("body")).not_to_contain_text(plan_label)
+    expect(c.get_by_role("heading", name="Summary")).to_have_count(0)  # nothing of alice's opened for her
+    expect(c.get_by_label("Your trip")).to_have_value("")
+
+    open_page(c, app.url + "/route")
+    routes = _expand(c, "route_history_box")
+    expect(routes.get_by_text("No saved routes yet.")).to_be_visible(timeout=T)
+    expect(routes.get_by_role("combobox")).to_have_count(0)
+    expect(routes).not_to_contain_text(ROUTE_TITLE)
+    expect(c.locator("body")).not_to_contain_text(ROUTE_TITLE)
+
+    # the Reimbursement page lists no saved claims (it shows only the one just saved, in that session):
+    # carol's page holds neither alice's claim nor its id
+    open_page(c, app.url + "/reimbursement")
+    expect(c.get_by_role("heading", name="Reimbursement")).to_be_visible(timeout=T)
+    expect(c.get_by_text(re.compile(r"^Claim saved"))).to_have_count(0)
+    expect(c.locator("body")).not_to_contain_text(claim_id)
+    expect(c.locator("body")).not_to_contain_text(CLAIM_NOTE)
+    expect(c.locator(".st-key-reimb_summary_box")).to_have_count(0)
+    expect(c.locator(".st-key-reimb_save button")).to_be_disabled()  # no items: nothing of alice's to save
+
+    # alice's lists still hold her items after carol's visits
+    open_page(a, app.url + "/route")
+    expect(_expand(a, "route_history_box").get_by_role("combobox", name="Saved route")).to_have_value(
+        re.compile("^" + re.escape(ROUTE_TITLE + " · ")), timeout=T)
     for p in (a, c):
         no_exception(p)
     only_loopback(alice, carol)
