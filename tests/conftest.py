@@ -171,6 +171,33 @@ def postgres_url(postgres_server: Any) -> str:
     return str(postgres_server.create_database())
 
 
+@pytest.fixture(scope="session")
+def postgres_store_template(postgres_server: Any) -> str:
+    """The name of a database on the session's server holding the store's schema, migrated once: ``store_url``
+    copies it instead of migrating an empty database for every test (the migrations themselves are tested on
+    empty databases, tests/unit/test_store_migrations.py)."""
+    from sqlalchemy.engine import make_url
+
+    from navigo_core.store import Store
+
+    url = str(postgres_server.create_database())
+    store = Store.from_url(url)
+    store.engine.dispose()  # a template must have no connection when it is copied
+    return str(make_url(url).database)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    """The URL of a fresh store database, once on SQLite (a new file in ``tmp_path``) and once on the session's
+    PostgreSQL server (a new database, a copy of ``postgres_store_template``): a test taking it runs on both
+    backends and never sees another test's rows. Dispose the engine of a Store built on it when done (the
+    server's connection limit)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    server = request.getfixturevalue("postgres_server")
+    return str(server.create_database(template=request.getfixturevalue("postgres_store_template")))
+
+
 # --- the risk guard's learned detector, pinned (LLM-scan tests) ---------------------------
 
 @pytest.fixture

@@ -142,12 +142,17 @@ class PostgresServer:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://{self.superuser}@127.0.0.1:{self.port}/{database}"
 
-    def create_database(self, name: str | None = None) -> str:
-        """A new, empty database; returns its SQLAlchemy URL."""
+    def create_database(self, name: str | None = None, template: str | None = None) -> str:
+        """A new database, empty, or a copy of the database ``template`` (which nobody may be connected to);
+        returns its SQLAlchemy URL."""
         import psycopg
 
         name = name or f"t_{uuid.uuid4().hex[:12]}"
         with psycopg.connect(host="127.0.0.1", port=self.port, user=self.superuser, dbname="postgres",
                              autocommit=True, connect_timeout=10) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            copy = f' TEMPLATE "{template}"' if template else ""
+            # FILE_COPY (PostgreSQL 15+) copies the small template's files instead of WAL-logging every block:
+            # about three times faster, and a test session creates one database per store test.
+            strategy = " STRATEGY FILE_COPY" if conn.info.server_version >= 150000 else ""
+            conn.execute(f'CREATE DATABASE "{name}"{copy}{strategy}')
         return self.url(name)

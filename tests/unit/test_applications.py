@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +21,11 @@ from tests.users import BOSS
 
 
 @pytest.fixture
-def svc(tmp_path: Path) -> ApplicationService:
-    return ApplicationService(Store.from_url(f"sqlite:///{tmp_path / 'a.db'}"))
+def svc(store_url: str) -> Iterator[ApplicationService]:
+    """On SQLite and on PostgreSQL (``store_url``, tests/conftest.py), a fresh database each test."""
+    store = Store.from_url(store_url)
+    yield ApplicationService(store)
+    store.engine.dispose()
 
 
 def new(svc: ApplicationService, city: str = "Hangzhou", **kw):  # type: ignore[no-untyped-def]

@@ -4,8 +4,8 @@ audit trail reads as sentences, not Python dicts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +24,11 @@ from tests.users import BOSS
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store.from_url(f"sqlite:///{tmp_path / 'b.db'}")
+def store(store_url: str) -> Iterator[Store]:
+    """On SQLite and on PostgreSQL (``store_url``, tests/conftest.py), a fresh database each test."""
+    s = Store.from_url(store_url)
+    yield s
+    s.engine.dispose()
 
 
 def ctx(store: Store, flow=None) -> GateContext:  # type: ignore[no-untyped-def]

@@ -25,8 +25,11 @@ def gate_context():
 
 
 @pytest.fixture
-def store():
-    return Store.from_url("sqlite:///:memory:")
+def store(store_url):
+    """On SQLite and on PostgreSQL (``store_url``, tests/conftest.py), a fresh database each test."""
+    s = Store.from_url(store_url)
+    yield s
+    s.engine.dispose()
 
 
 def service(store, gate_context, llm=None, **settings) -> ChatService:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -224,3 +225,113 @@ def test_mypy_passes_on_the_core() -> None:
                          capture_output=True, text=True, timeout=280)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Success: no issues found" in run.stdout, run.stdout
+
+
+# --- no hard-coded user: owners, actors and approvers come from the signed-in user -----------------------
+
+HARD_CODED_USERS = {"me", "approver"}  # the user of the releases before sign-in, and the approvals page's actor
+USER_NAME = re.compile(r"(?:^|_)(?:owner|actor|user|approver)(?:_id|_name)?$", re.IGNORECASE)
+OWNER_SCAN = ("navigo_core", "ui", "app_pages", "app.py")
+# (file, where) -> why the literal may stay: where is "Class.NAME", a name, or a function's parameter.
+OWNER_LITERALS_ALLOWED = {
+    ("navigo_core/auth/models.py", "Role.APPROVER"): "the role's name, not a user",
+    ("navigo_core/store/migrations/versions/0003_owners.py", "OLD_DEFAULT_USER"):
+        "the migration moves the old hard-coded owner's rows to the legacy owner",
+}
+
+
+def _is_user_name(node: ast.AST | str | None) -> bool:
+    name = node if isinstance(node, str) else (node.id if isinstance(node, ast.Name) else
+                                              node.attr if isinstance(node, ast.Attribute) else
+                                              node.value if isinstance(node, ast.Constant) else None)
+    return isinstance(name, str) and bool(USER_NAME.search(name))
+
+
+def _is_hard_coded(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value in HARD_CODED_USERS
+
+
+def _hard_coded_users(root: Path) -> list[tuple[str, str, int]]:
+    """Every string literal "me" / "approver" given as a user: a keyword argument ``owner=`` / ``actor=`` /
+    ``user=`` / ``approver=`` (and ``*_id`` / ``*_name``), an assignment to such a name (``OWNER = "me"``,
+    ``self.user = ...``), a parameter's default, a dict value under such a key, a comparison with such a name, a
+    positional pair (``session_state.get("user", "me")``).
+    Returns (file, where, line); a positional argument (``require_role("approver")``) is a role, not a user."""
+    files = [p for part in OWNER_SCAN for p in ((root / part).rglob("*.py") if (root / part).is_dir() else [root / part])]
+    found: list[tuple[str, str, int]] = []
+    for path in sorted(files):
+        rel = path.relative_to(root).as_posix()
+
+        def visit(node: ast.AST, scope: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                def add(where: str, at: ast.AST = child) -> None:
+                    found.append((rel, where, getattr(at, "lineno", 0)))
+
+                if isinstance(child, ast.keyword) and _is_user_name(child.arg) and _is_hard_coded(child.value):
+                    add(f"{child.arg}=", at=child.value)
+                elif isinstance(child, (ast.Assign, ast.AnnAssign)) and _is_hard_coded(child.value):
+                    targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                    for target in targets:
+                        if _is_user_name(target):
+                            name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+                            add(f"{scope}.{name}" if scope else name)
+                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    params = [*child.args.posonlyargs, *child.args.args]
+                    pairs = [*zip(params[len(params) - len(child.args.defaults):], child.args.defaults),
+                             *zip(child.args.kwonlyargs, child.args.kw_defaults)]
+                    for arg, default in pairs:
+                        if _is_user_name(arg.arg) and _is_hard_coded(default):
+                            add(f"{getattr(child, 'name', 'lambda')}({arg.arg}=)", at=default)
+                elif isinstance(child, ast.Dict):
+                    for key, value in zip(child.keys, child.values):
+                        if _is_user_name(key) and _is_hard_coded(value):
+                            add(f"{{{getattr(key, 'value', '')!r}: ...}}", at=value)
+                elif isinstance(child, ast.Call) and any(
+                        isinstance(key, ast.Constant) and _is_user_name(key) and _is_hard_coded(value)
+                        for key, value in zip(child.args, child.args[1:])):
+                    add("(\"user\", \"me\") argument")  # session_state.get("user", "me"), setdefault(...)
+                elif isinstance(child, ast.Compare):
+                    sides = [child.left, *child.comparators]
+                    if any(_is_user_name(s) and not isinstance(s, ast.Constant) for s in sides) and any(
+                            _is_hard_coded(s) for s in sides):
+                        add("comparison")
+                visit(child, child.name if isinstance(child, ast.ClassDef) else scope)
+
+        visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), "")
+    return found
+
+
+def _owner_literals_not_allowed(found: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    return [f for f in found if (f[0], f[1]) not in OWNER_LITERALS_ALLOWED]
+
+
+def test_no_hard_coded_owner_actor_or_approver_remains() -> None:
+    """No "me" or "approver" is used as an owner, actor, user or approver in the app: every owner is the signed-in
+    user (ui/auth.py), every approver the user holding the role. The role's name and the migration that maps the
+    old "me" to the legacy owner are the only literals left (OWNER_LITERALS_ALLOWED)."""
+    found = _hard_coded_users(ROOT)
+    assert {(f, w) for f, w, _ in found} >= set(OWNER_LITERALS_ALLOWED), found  # the scan sees the allowed ones
+    assert _owner_literals_not_allowed(found) == [], "a hard-coded user: take it from the signed-in user instead"
+
+
+def test_the_owner_scan_catches_a_planted_hard_coded_user(tmp_path: Path) -> None:
+    """The same scan fails on a copy of the sources where a page and a core module hard-code the user again."""
+    ignore = shutil.ignore_patterns("__pycache__", "data", "*.yaml", "*.json", "*.md", "*.npz", "*.onnx", "*.bin")
+    for part in OWNER_SCAN:
+        if (ROOT / part).is_dir():
+            shutil.copytree(ROOT / part, tmp_path / part, ignore=ignore)
+        else:
+            shutil.copy(ROOT / part, tmp_path / part)
+    assert _owner_literals_not_allowed(_hard_coded_users(tmp_path)) == []  # the copy alone passes
+    page = tmp_path / "app_pages" / "approvals.py"
+    page.write_text(page.read_text(encoding="utf-8") + '\n\nAPPROVER_ID = "approver"\n'
+                    'svc.approve(number, actor="approver")\n', encoding="utf-8")
+    (tmp_path / "navigo_core" / "_probe.py").write_text(
+        'def load(store, owner="me"):\n    return store.plans.list(owner="me")\n\n\n'
+        'def mine(app, state):\n    return app.owner == "me" or {"user": "me"} or state.get("owner", "me")\n',
+        encoding="utf-8")
+    assert sorted((f, w) for f, w, _ in _owner_literals_not_allowed(_hard_coded_users(tmp_path))) == [
+        ("app_pages/approvals.py", "APPROVER_ID"), ("app_pages/approvals.py", "actor="),
+        ("navigo_core/_probe.py", '("user", "me") argument'), ("navigo_core/_probe.py", "comparison"),
+        ("navigo_core/_probe.py", "load(owner=)"), ("navigo_core/_probe.py", "owner="),
+        ("navigo_core/_probe.py", "{'user': ...}")]
