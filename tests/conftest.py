@@ -68,6 +68,22 @@ def fake_nominatim(start_fake: Callable[[FakeNominatim], FakeNominatim]) -> Fake
 # --- network guard ----------------------------------------------------------
 
 @pytest.fixture(autouse=True)
+def forget_registered_secrets() -> Iterator[None]:
+    """Every test starts and ends with the secrets registered for masking (:mod:`navigo_core.redact`) as they
+    were before it: a test's fake credentials (a URL user name such as ``navigo``) must not mask words in
+    the tests that run after it in the same process."""
+    from navigo_core import redact
+
+    with redact._lock:
+        saved, pattern = set(redact._secrets), redact._pattern
+    yield
+    with redact._lock:
+        redact._secrets.clear()
+        redact._secrets.update(saved)
+        redact._pattern = pattern
+
+
+@pytest.fixture(autouse=True)
 def no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail the test on any connection to a non-loopback address (tests must never touch the internet).
 
