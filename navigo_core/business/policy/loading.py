@@ -12,81 +12,26 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from navigo_core.business.policy.models import PolicyError, TravelPolicy, parse_policy
 from navigo_core.i18n import t
+from navigo_core.safe_yaml import YamlLimits, read_bounded_yaml
 
 DEFAULT_POLICY_FILE = Path(__file__).resolve().parent / "data" / "travel_policy.yaml"
 
 
 # Limits of a policy file: an administrator's policy is a few kilobytes, a crafted one must not hang the
 # app (``policy_status`` runs on every page): size, anchors/aliases, nesting depth, nodes once expanded.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: the same rules, faster
 MAX_POLICY_BYTES = 256_000
-MAX_POLICY_ALIASES = 100
-MAX_POLICY_DEPTH = 20
-MAX_POLICY_NODES = 100_000
-
-
-def _check_structure(text: str, file: str) -> None:
-    """Walk the YAML events once (linear in the text) and refuse, before anything is built, a document
-    with too many aliases, too deep a nesting or too many nodes once aliases are expanded (an alias bomb)."""
-    sizes: dict[str, int] = {}  # anchor → nodes it stands for
-    stack: list[list[Any]] = [[None, 0]]  # per open collection: [anchor, nodes inside]
-    aliases = 0
-    total = 0
-    for event in yaml.parse(text, Loader=_LOADER):
-        if isinstance(event, yaml.AliasEvent):
-            aliases += 1
-            if aliases > MAX_POLICY_ALIASES:
-                raise PolicyError("policy.error.too_complex", file=file, where="-",
-                                  detail=f"more than {MAX_POLICY_ALIASES} aliases")
-            n = sizes.get(str(event.anchor), 1)
-        elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            stack.append([event.anchor, 0])
-            if len(stack) - 1 > MAX_POLICY_DEPTH:
-                raise PolicyError("policy.error.too_complex", file=file, where="-",
-                                  detail=f"nested deeper than {MAX_POLICY_DEPTH} levels")
-            continue
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            anchor, inside = stack.pop()
-            n = inside + 1
-            if anchor is not None:
-                sizes[str(anchor)] = n
-        elif isinstance(event, yaml.ScalarEvent):
-            n = 1
-            if event.anchor is not None:
-                sizes[str(event.anchor)] = 1
-        else:
-            continue
-        stack[-1][1] += n
-        total += n if isinstance(event, yaml.AliasEvent) else 1
-        if stack[-1][1] > MAX_POLICY_NODES or total > MAX_POLICY_NODES:
-            raise PolicyError("policy.error.too_complex", file=file, where="-",
-                              detail=f"more than {MAX_POLICY_NODES:,} values once aliases are expanded")
+LIMITS = YamlLimits(max_bytes=MAX_POLICY_BYTES, max_aliases=100, max_depth=20, max_nodes=100_000)
 
 
 def _read(path: Path) -> TravelPolicy:
     file = str(path)
-    if not path.is_file():
-        raise PolicyError("policy.error.not_found", file=file, where="-")
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_POLICY_BYTES + 1)
-    except OSError as exc:
-        raise PolicyError("policy.error.unreadable", file=file, where="-", detail=exc.strerror or type(exc).__name__) from exc
-    if len(data) > MAX_POLICY_BYTES:
-        raise PolicyError("policy.error.too_large", file=file, where="-", max=f"{MAX_POLICY_BYTES:,}")
-    try:
-        text = data.decode("utf-8-sig")
-        _check_structure(text, file)
-        raw = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise PolicyError("policy.error.yaml", file=file, where="-", detail=str(exc).replace("\n", " ")[:300]) from exc
-    except RecursionError as exc:  # pragma: no cover - the depth check comes first
-        raise PolicyError("policy.error.too_complex", file=file, where="-", detail="nested too deep") from exc
-    return parse_policy(raw, file)
+
+    def fail(kind: str, **params: str) -> PolicyError:
+        return PolicyError(f"policy.error.{kind}", file=file, where="-", **params)
+
+    return parse_policy(read_bounded_yaml(path, LIMITS, fail), file)
 
 
 @lru_cache(maxsize=1)
