@@ -255,6 +255,26 @@ def test_shipped_business_floors_are_used_by_the_offline_index_and_kept_by_calib
     assert index.thresholds.by_intent == shipped.by_intent
 
 
+#: The repository's own labelled sets the shipped L2 thresholds are calibrated on (README, ``make bench``).
+CALIBRATION_SETS = ("intent_labelled.jsonl", "business_intents.jsonl", "out_of_scope.jsonl", "calibration.jsonl")
+
+
+def test_shipped_thresholds_are_what_calibrate_writes_from_the_repository_data() -> None:
+    """Reproducible thresholds: rerunning the documented ``intent calibrate`` command gives the shipped
+    file, so a change of rules or seeds that moves them shows here, not in a figure nobody can redo."""
+    rows = [r for name in CALIBRATION_SETS for r in load_labelled(ROOT / "tests" / "data" / name)]
+    got = calibrate(make_router(get_settings(), offline=True), rows, min_precision=0.97).thresholds
+    shipped = load_thresholds()["tfidf-lr"]
+
+    def bands(th):  # what save_thresholds writes (rounded), without the note
+        out = {"*": (round(th.threshold, 4), round(th.high, 4), round(th.medium, 4))}
+        out.update({lang: (round(b.threshold, 4), round(b.high, 4), round(b.medium, 4)) for lang, b in th.by_lang.items()})
+        return out
+
+    assert bands(got) == bands(shipped), "rules or seeds changed: rerun the calibrate command of the README (make bench prints it)"
+    assert got.by_intent == shipped.by_intent
+
+
 def test_fast_tfidf_path_equals_sklearn_transform() -> None:
     enc = TfidfEncoder((2, 4)).fit([s.text for s in load_seeds()])
     texts = ["帮我找个落脚的地方", "what can I do in Lisbon", "x", "", "Ω≈ç √∫˜", "明天北京冷吗，要不要穿羽绒服"]
