@@ -24,7 +24,7 @@ Run from the repo root: ``.venv/bin/python benchmarks/bench_intent.py``.
    calibration honestly but flatters the rules and seeds.
 4. The same metrics on the repository's own labelled set (tests/data/intent_labelled.jsonl)
    with the shipped thresholds.
-5. What users get: the scene ``navigo_core.defaults.classify`` picks (the chat's decision with a
+5. What users get: the scene ``navigo_core.scenes.classify`` picks (the chat's decision with a
    fresh default context), on every labelled set of tests/data and on the shared dev files:
    accuracy, per gate step how many rows it decided and how many of those were right,
    out-of-scope captured (rows labelled ``unknown`` sent to a scene other than the off-topic reply
@@ -274,13 +274,13 @@ def write_thresholds() -> None:
     print(f"Wrote {THRESHOLDS_FILE.relative_to(ROOT)}: {res.thresholds.model_dump()}\n")
 
 
-SCENE_SETS = ("business_fresh2.jsonl", "business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
+SCENE_SETS = ("business_fresh2.jsonl", "business_dev3.jsonl", "business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
               "calibration.jsonl", "out_of_scope.jsonl", "routing_tune.jsonl",
               *(f"routing_tune{n}.jsonl" for n in range(2, 16)))
 
 
 def scenes() -> None:
-    from navigo_core.defaults import classify
+    from navigo_core.scenes import classify
     from navigo_core.scenes.evaluate import score
 
     print("## What users get: the scene `classify` picks (offline)\n")

@@ -86,7 +86,7 @@ def current() -> Limits:
     settings (``parse_request``, ``recognize``, a page's upload or comment check). Entry points that hold
     settings pass ``Limits.from_settings(settings)`` instead (the chat service, the command line, the router, the
     gate, the planner, the route service); this is the one reader of the global settings below the composition
-    roots (see :mod:`navigo_core.defaults`)."""
+    roots (see :mod:`navigo_core.scenes.defaults`)."""
     key = _sources_key()
     lim = _cache.get(key)
     if lim is None:

@@ -96,7 +96,7 @@ def collect(texts: Iterable[str] | None = None) -> list[Pattern]:
         from datetime import date
 
         from navigo_core.intent.rules import default_rules
-        from navigo_core.defaults import classify
+        from navigo_core.scenes import classify
         from navigo_core.security import scan_input
         from navigo_core.understand import parse_request, parse_route, update_request
 

@@ -7,7 +7,7 @@
   command line's ``--provider`` read their options from here.
 * :func:`make_providers` — a :class:`Providers` bundle: each kind built once, on first use, by the kind's own
   factory (``make_place_provider``, ``make_matrix_provider``, …) with the name selected here. The composition
-  roots (``ui/context.py``, :mod:`navigo_core.cli`, :mod:`navigo_core.defaults`) build one bundle and pass it to
+  roots (``ui/context.py``, :mod:`navigo_core.cli`, :mod:`navigo_core.scenes.defaults`) build one bundle and pass it to
   ``make_route_deps``, ``make_planner_deps``, ``make_gate_context``, ``ChatService`` and ``ClarifyAgent``; those
   never choose a provider from the settings themselves.
 

@@ -3,8 +3,10 @@
 * :func:`gate_classify` ``(message, context) -> GateDecision`` — the only place
   that decides routing, with the one rule system of ``intent/data/rules.yaml``:
   off-topic → resume → rules → intent router → model route / fallback (see ``gate.py``).
-* :func:`navigo_core.defaults.classify` ``(text, *, lang=None) -> GateDecision`` — that decision
-  with the settings in force (what a first message would get); measure routing through it.
+* :func:`classify` ``(text, *, lang=None) -> GateDecision`` — that decision with a fresh default
+  context (the settings in force: offline unless an LLM is configured; what a first message would get);
+  measure routing through it. It is :func:`navigo_core.scenes.defaults.classify`, the library's
+  composition root (settings, providers and gate context built once).
 * :func:`handle_message` ``(message, context) -> (GateDecision, SceneReply)`` —
   gate, then the scene's handler; what the Chat page calls.
 * :func:`make_gate_context` ``(settings, ...)`` — a :class:`GateContext` with the providers ``settings`` select.
@@ -35,6 +37,7 @@ from navigo_core.scenes.descriptor import (
     text_of,
 )
 from navigo_core.scenes.gate import gate_classify, handle_message, is_switch, make_gate_context, run_scene
+from navigo_core.scenes.defaults import classify
 from navigo_core.scenes.registry import (
     SceneRegistry,
     SceneRegistryError,
@@ -49,7 +52,7 @@ from navigo_core.scenes.registry import (
 __all__ = [
     "GATE_STEPS", "INTENT_CODES", "ActiveFlow", "GateContext", "GateDecision", "GateMode", "GateRule",
     "IntentRouter", "RouteKind", "SceneDescriptor", "SceneRegistry", "SceneRegistryError", "SceneReply",
-    "SceneRoute", "StepTrace", "all_scenes", "gate_classify", "get_registry",
+    "SceneRoute", "StepTrace", "all_scenes", "classify", "gate_classify", "get_registry",
     "get_scene", "handle_message", "is_switch", "load_scene_file", "make_gate_context", "register", "run_scene",
     "text_of", "unregister",
 ]

@@ -1,4 +1,4 @@
-"""Scoring routing by what users get: the scene :func:`~navigo_core.defaults.classify` picks.
+"""Scoring routing by what users get: the scene :func:`~navigo_core.scenes.classify` picks.
 
 A labelled row (:class:`~navigo_core.intent.evaluate.LabelledRow`) names the scene that should
 answer (``scene``), or only an intent; then the scenes in :data:`SCENES_FOR_INTENT` count as

@@ -24,7 +24,7 @@ Every message goes through the same steps, in this order; the first that decides
 The decision records the step, the scene, a user-facing reason in the user's language (never an
 internal id), the IntentResult (a rule hit's too), the latency, and a per-step trace. Pages call
 :func:`handle_message` (or ``gate_classify`` then :func:`run_scene`) and never route by themselves;
-:func:`navigo_core.defaults.classify` is the decision with the settings in force (what benchmarks measure).
+:func:`navigo_core.scenes.classify` is the decision with the settings in force (what benchmarks measure).
 """
 
 from __future__ import annotations
@@ -291,7 +291,7 @@ def make_gate_context(settings: Settings, *, router: Any = None, llm: Any = None
                       weather: WeatherProvider | None = None, places: PlaceProvider | None = None,
                       active_flow: ActiveFlow | str | None = None, lang: str | None = None,
                       registry: Any = None, providers: Providers | None = None) -> GateContext:
-    """A GateContext from ``settings`` (required: the composition roots pass theirs, see :mod:`navigo_core.defaults`).
+    """A GateContext from ``settings`` (required: the composition roots pass theirs, see :mod:`navigo_core.scenes.defaults`).
 
     * ``llm`` None: ``navigo_core.llm.make_llm_client(settings)`` (None offline, i.e. without an API key).
     * ``router`` None: ``navigo_core.intent.make_router(settings, llm=llm)``.

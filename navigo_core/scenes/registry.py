@@ -28,7 +28,7 @@ from navigo_core.intent.rules import Rule, RuleSet, default_rules
 from navigo_core.scenes.descriptor import GATE_FLAGS, GateMode, RouteKind, SceneDescriptor, keyword_regex
 
 PACKAGE = "navigo_core.scenes"
-INFRASTRUCTURE = frozenset({"descriptor", "registry", "gate", "evaluate"})
+INFRASTRUCTURE = frozenset({"descriptor", "registry", "gate", "evaluate", "defaults"})
 
 
 class SceneRegistryError(ValueError):

@@ -139,7 +139,7 @@ def test_no_legacy_pages_folder() -> None:
 # (file under navigo_core/, function) -> why it may build the settings in force; None: any function of the file.
 SETTINGS_READERS = {
     ("cli.py", None): "the command line's composition root: each command builds its Settings once",
-    ("defaults.py", None): "the composition root for library use (benchmarks, scripts): settings(), classify()",
+    ("scenes/defaults.py", None): "the composition root for library use (benchmarks, scripts): settings(), classify()",
     ("limits.py", "current"): "the limits in force, for the checks called without limits",
 }
 
@@ -176,9 +176,9 @@ def _not_allowed(reads: list[tuple[str, str, int]]) -> list[tuple[str, str, int]
 
 def test_only_the_composition_roots_read_the_global_settings() -> None:
     """No constructor or factory of navigo_core reads the global settings: they take ``settings`` as a parameter,
-    and the composition roots (ui/context.py, cli.py, defaults.py) build them once and pass them in."""
+    and the composition roots (ui/context.py, cli.py, scenes/defaults.py) build them once and pass them in."""
     reads = _global_settings_reads(ROOT)
-    assert {r[0] for r in reads} >= {"cli.py", "defaults.py", "limits.py"}, reads  # the scan finds them
+    assert {r[0] for r in reads} >= {"cli.py", "scenes/defaults.py", "limits.py"}, reads  # the scan finds them
     assert _not_allowed(reads) == [], "read the global settings outside the composition roots (pass settings in)"
 
 

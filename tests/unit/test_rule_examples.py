@@ -113,7 +113,7 @@ _CONTEXT: list[GateContext] = []
 
 
 def classify(text: str) -> GateDecision:
-    """What the chat does with ``text`` as a first message, offline (``navigo_core.defaults.classify`` with
+    """What the chat does with ``text`` as a first message, offline (``navigo_core.scenes.classify`` with
     explicit settings); the context is built once for all the sets."""
     if not _CONTEXT:
         _CONTEXT.append(make_gate_context(Settings(llm_api_key="")))

@@ -700,3 +700,26 @@ def test_dates_are_not_mistaken_for_a_route_destination() -> None:
     """"从上海出发，5月1日到5日" is a trip with dates, not a route to "5日"."""
     assert decide("帮我规划杭州之旅，从上海出发，5月1日到5日，两个大人，预算6000元").scene_id == "trip_planning"
     assert decide("从上海出发经过苏州、嘉兴到杭州的路线").scene_id == "route_planning"
+
+
+def test_public_classify_is_the_chats_first_message_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 10's public API: ``navigo_core.scenes.classify(text, *, lang=None)`` returns the GateDecision
+    the chat would act on, with a fresh default context (offline here: no LLM configured)."""
+    import inspect
+
+    from navigo_core import scenes
+    from navigo_core.scenes import GateDecision, defaults
+
+    params = inspect.signature(scenes.classify).parameters
+    assert list(params) == ["text", "lang"] and params["lang"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["lang"].default is None
+    monkeypatch.setenv("LLM_API_KEY", "")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    defaults.reset()
+    try:
+        decision = scenes.classify("I want to go to Kyoto in April")
+        assert isinstance(decision, GateDecision) and decision.scene_id == "trip_planning"
+        assert scenes.classify("帮我订明天上海到北京的高铁", lang="zh").scene_id == "booking"
+        assert decision.step == "rule" and defaults.gate_context().llm is None
+    finally:
+        defaults.reset()

@@ -1,4 +1,4 @@
-"""The composition root for library use: the settings in force and what they build, for callers with no app
+"""``navigo_core.scenes.defaults``, the composition root for library use: the settings in force and what they build, for callers with no app
 and no command line (benchmarks, scripts, an interactive session).
 
 Every constructor and factory of ``navigo_core`` takes its :class:`~navigo_core.config.Settings` as a
@@ -23,7 +23,8 @@ from dataclasses import replace
 
 from navigo_core.config import Settings, get_settings
 from navigo_core.providers.selection import Providers, make_providers
-from navigo_core.scenes import GateContext, GateDecision, gate_classify, make_gate_context
+from navigo_core.scenes.descriptor import GateContext, GateDecision
+from navigo_core.scenes.gate import gate_classify, make_gate_context
 
 __all__ = ["classify", "gate_context", "providers", "reset", "settings"]
 
