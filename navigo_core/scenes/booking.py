@@ -51,6 +51,8 @@ def links(slots: dict[str, Any], lang: str) -> list[dict[str, str]]:
     origin, dest, date = slots.get("origin", ""), slots.get("destination", ""), slots.get("date", "")
     kinds = slots.get("kinds") or ["flight", "train", "hotel"]
     route = f"{origin} → {dest}".strip(" →") if (origin or dest) else ""
+    if date:  # the search pages (12306 has no query string) cannot all carry it: the label shows the day asked for
+        route = f"{route} · {date}".strip(" ·")
     out: list[dict[str, str]] = []
     if "flight" in kinds or not kinds:
         q = "Flights" + (f" from {origin}" if origin else "") + (f" to {dest}" if dest else "") + (f" on {date}" if date else "")

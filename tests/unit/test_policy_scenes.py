@@ -102,6 +102,8 @@ def test_booking_link_carries_a_relative_date():
     tomorrow = (date.today() + timedelta(days=1)).isoformat()
     assert reply.payload["slots"]["date"] == tomorrow
     assert {x["kind"] for x in reply.payload["links"]} == {"train", "hotel"}
+    train = next(x for x in reply.payload["links"] if x["kind"] == "train")
+    assert train["label"] == f"火车票 上海 → 北京 · {tomorrow}"  # the 12306 page takes no query: the label says the day
 
 
 def test_scenes_registered_with_intents():
