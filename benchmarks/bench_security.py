@@ -12,7 +12,7 @@ Sets (recall on attacks, false positives on benign text, per language and per at
   so it is scored twice: by a model retrained without dev (honest) and by the shipped model
   ("trained on"; SMP2017 rows have no licence and were never trained on).
 * ``tests/data/injection_attacks_fresh.jsonl`` (own-written attacks, never trained on), the odd
-  rows of ``tests/data/injection_benign_fresh.jsonl`` (the even rows calibrated the threshold; the odd
+  rows of ``tests/data/injection_benign_fresh.jsonl`` (the even rows and ``injection_benign_fresh3.jsonl`` calibrate the threshold; the odd
   rows' false positives were read in round 4, so they are a development half now) and
   ``tests/data/injection_benign_fresh2.jsonl`` (600 ordinary requests written blind; the held-out benign set).
 * the project's labelled sets (every other ``tests/data/*.jsonl``; some were training rows).
@@ -203,8 +203,12 @@ def main() -> int:
                     rows, _decide(shipped, rows))
             all_texts += [r["text"] for r in rows]
             even = [dict(r, label=0) for i, r in enumerate(_jsonl(fresh_b)) if i % 2 == 0]
-            _tables("injection_benign_fresh.jsonl, even rows (calibration half: ≤ 1 % per language by construction)",
-                    even, _decide(shipped, even))
+            _tables("injection_benign_fresh.jsonl, even rows (calibration, with fresh3 below)", even, _decide(shipped, even))
+        fresh_b3 = ROOT / "tests" / "data" / T.BENIGN_CALIBRATION
+        if fresh_b3.exists():  # written blind in round 5; calibration only (train.calibration_rows), never trained on
+            rows = [dict(r, label=0) for r in _jsonl(fresh_b3)]
+            _tables(f"{T.BENIGN_CALIBRATION} (600 ordinary requests written blind; with the even rows above, the "
+                    "calibration set: ≤ 0.25 % of the 480 rows per language by construction)", rows, _decide(shipped, rows))
         fresh_b2 = ROOT / "tests" / "data" / "injection_benign_fresh2.jsonl"
         if fresh_b2.exists():  # written blind before round 4; never read by training (train.EVAL_GLOB)
             rows = [dict(r, label=0) for r in _jsonl(fresh_b2)]

@@ -16,8 +16,9 @@
   ``calibration.jsonl``, ``out_of_scope_train*.jsonl`` (the other sets stay out: untrained checks),
 
 and calibrates the flagging threshold per language on benign text it did not train on: the lowest
-threshold giving ≤ 1 % false positives on the even-indexed rows of
-``tests/data/injection_benign_fresh.jsonl`` *and* no false positive on any row of the project's
+threshold giving ≤ 0.25 % false positives (``CONFIG["max_fpr_calibration"]``; round 4: 1 %) on the even-indexed
+rows of ``tests/data/injection_benign_fresh.jsonl`` with all of ``injection_benign_fresh3.jsonl`` (480 rows per
+language) *and* no false positive on any row of the project's
 labelled sets (every ``tests/data/*.jsonl`` except the injection files' evaluation parts). The odd
 rows of ``injection_benign_fresh.jsonl`` and ``injection_attacks_fresh.jsonl`` are never read here.
 
@@ -76,16 +77,22 @@ CONFIG: dict = {
     # English texts also score as their most suspicious sentence (an instruction appended to, or hidden
     # inside, ordinary text); measured no gain for Chinese, so Chinese texts score as a whole
     "segments": {"max_segments": 8, "min_chars": 24, "langs": ["en"]},
-    "max_fpr_calibration": 0.01,
+    # round 5: the calibration sets (480 benign rows per language) have heavy, uneven tails (one set's 1 % point
+    # was another's 2 %); aiming at 0.25 % on them (one false positive in 480) leaves the margin for text the
+    # threshold never saw to stay within 1 %
+    "max_fpr_calibration": 0.0025,
 }
 
 #: Own-written rows (fields text, label 1/0, lang, subtype), written for this project without reading the
 #: evaluation files; see training/injection/LICENSES.md.
-OWN_FILES = ("own_attacks.jsonl", "own_benign.jsonl", "own_long.jsonl")
+OWN_FILES = ("own_attacks.jsonl", "own_benign.jsonl", "own_long.jsonl", "own_round5.jsonl", "own_round5b.jsonl")
 #: Project sets used as benign *training* rows (the rest of tests/data stays untrained).
 REPO_BENIGN_TRAIN = ("routing_tune*.jsonl", "calibration.jsonl", "out_of_scope_train*.jsonl")
 #: Evaluation-only injection files (never trained on; the benign one's even rows calibrate the threshold).
 BENIGN_FRESH = "injection_benign_fresh.jsonl"
+#: A third benign set written blind (round 5), all of it a calibration set with the even rows above: 480
+#: rows per language instead of 180 make the 1 % point less a matter of one or two sentences.
+BENIGN_CALIBRATION = "injection_benign_fresh3.jsonl"
 ATTACKS_FRESH = "injection_attacks_fresh.jsonl"
 #: Every injection evaluation file (``injection_*fresh*.jsonl``: the two above, and
 #: ``injection_benign_fresh2.jsonl``, a second benign set written blind, never read here at all): measured by
@@ -171,11 +178,16 @@ def labelled_benign_rows(root: Path = ROOT, include_fresh_calibration: bool = Tr
 
 
 def calibration_rows(root: Path = ROOT) -> list[dict]:
-    """The even-indexed rows of injection_benign_fresh.jsonl (``[]`` when the file is absent)."""
+    """The even-indexed rows of injection_benign_fresh.jsonl and every row of injection_benign_fresh3.jsonl
+    (absent files contribute nothing)."""
+    out: list[dict] = []
     path = root / "tests" / "data" / BENIGN_FRESH
-    if not path.exists():
-        return []
-    return [{"text": r["text"], "lang": _row_lang(r)} for i, r in enumerate(_jsonl(path)) if i % 2 == 0]
+    if path.exists():
+        out += [{"text": r["text"], "lang": _row_lang(r)} for i, r in enumerate(_jsonl(path)) if i % 2 == 0]
+    path = root / "tests" / "data" / BENIGN_CALIBRATION
+    if path.exists():
+        out += [{"text": r["text"], "lang": _row_lang(r)} for r in _jsonl(path)]
+    return out
 
 
 def _round(a: np.ndarray) -> np.ndarray:
@@ -324,8 +336,9 @@ def build(out: Path = MODEL_PATH, root: Path = ROOT, config: dict = CONFIG) -> P
         tmp.unlink()
         meta["thresholds"] = calibrate(model, calibration_rows(root), labelled_benign_rows(root, False),
                                        config["max_fpr_calibration"])
-        meta["calibration"] = ("per language: lowest threshold with <= 1% false positives on the even rows of "
-                               f"tests/data/{BENIGN_FRESH} and none on the project's labelled sets")
+        meta["calibration"] = ("per language: lowest threshold with <= 0.25% false positives on the even rows of "
+                               f"tests/data/{BENIGN_FRESH} and all of tests/data/{BENIGN_CALIBRATION}, and none on "
+                               "the project's labelled sets")
         write_model(out, meta, arrays)
     return out
 

@@ -18,6 +18,7 @@ from navigo_core.security.classifier import (
     injection_threshold,
     load_model,
 )
+from navigo_core.security import train
 from navigo_core.security.train import build, is_evaluation_file
 
 pytestmark = pytest.mark.usefixtures("no_internet")
@@ -29,7 +30,7 @@ CLASSIFIER_FLAG = re.compile(re.escape(INJECTION_PREFIX) + r"classifier:(0|1)\.\
 
 #: Measured recall of the classifier alone on injection_attacks_fresh.jsonl (round 3: en 85.7 %, zh 41.0 %; round 2:
 #: en 85.7 %, zh 33.8 %; before the own-written training files: en 49.0 %, zh 18.6 %) minus about 5 points.
-RECALL_FLOOR = {"en": 0.85, "zh": 0.57}  # measured round 4: 88.1 % en, 61.9 % zh (round 3: 85.7 %, 41.0 %)
+RECALL_FLOOR = {"en": 0.87, "zh": 0.70}  # measured round 5: 90.5 % en, 74.8 % zh (round 4: 88.1 %, 61.9 %)
 
 #: Example messages of README.md.
 README_EXAMPLES = [
@@ -100,13 +101,26 @@ def test_false_positives_on_the_blind_benign_set():
     """injection_benign_fresh2.jsonl: 600 ordinary requests (300 en, 300 zh; travel, business, general, and
     120 per language with trigger words) written blind, before round 4, by someone who saw neither the
     detector nor its data; never read by the training script (train.EVAL_GLOB). Rules and classifier
-    together: ≤ 1 % per language (measured before round 4: 2/300 en, 1/300 zh; after: the same)."""
+    together: ≤ 1 % per language (measured before round 4: 2/300 en, 1/300 zh; after: the same; round 5:
+    3/300 en, 1/300 zh)."""
     rows = _rows(DATA / "injection_benign_fresh2.jsonl")
     for lang in ("en", "zh"):
         texts = [r["text"] for r in rows if r["lang"] == lang]
         assert len(texts) == 300
         flagged = sum(bool(detect_prompt_injection(t)) for t in texts)
         assert flagged / len(texts) <= 0.01, (lang, flagged)
+
+
+def test_the_calibration_sets_hold_the_threshold() -> None:
+    """Round 5 calibrates on the even rows of injection_benign_fresh.jsonl and all of injection_benign_fresh3.jsonl
+    (600 ordinary requests written blind, 300 per language): at most 0.25 % of those 480 rows per language score
+    at or above the threshold (train.CONFIG["max_fpr_calibration"]), so at most one."""
+    rows = train.calibration_rows()
+    for lang in ("en", "zh"):
+        texts = [r["text"] for r in rows if r["lang"] == lang]
+        assert len(texts) == 480
+        over = sum(s >= injection_threshold(t) for t, s in zip(texts, injection_scores(texts)))
+        assert over <= 1, (lang, over)
 
 
 # --- (c) recall floor on the independently written attacks (never trained on) -------------------
