@@ -11,7 +11,9 @@ Sets (recall on attacks, false positives on benign text, per language and per at
   ``NAVIGO_INJECTION_DATA``), read only when present. The shipped model trained on its licensed rows,
   so it is scored twice: by a model retrained without dev (honest) and by the shipped model
   ("trained on"; SMP2017 rows have no licence and were never trained on).
-* ``tests/data/injection_attacks_fresh.jsonl`` (own-written attacks, never trained on), the odd
+* ``tests/data/injection_attacks_fresh.jsonl`` (own-written attacks, never trained on; a development set since
+  round 5 steered by its totals), ``injection_attacks_fresh2.jsonl`` (written blind after round 5: the held-out
+  attacks), the odd
   rows of ``tests/data/injection_benign_fresh.jsonl`` (the even rows and ``injection_benign_fresh3.jsonl`` calibrate the threshold; the odd
   rows' false positives were read in round 4, so they are a development half now) and
   ``tests/data/injection_benign_fresh2.jsonl`` (600 ordinary requests written blind; the held-out benign set).
@@ -194,7 +196,13 @@ def main() -> int:
         if fresh_a.exists():
             rows = _jsonl(fresh_a)
             # the held-out evaluation files are never printed row by row (no --misses): nobody reads them
-            _tables("injection_attacks_fresh.jsonl (attacks written independently, never trained on), shipped model",
+            _tables("injection_attacks_fresh.jsonl (attacks written independently, never trained on; its totals steered "
+                    "rounds 4 and 5, so it is a development set now), shipped model", rows, _decide(shipped, rows))
+            all_texts += [r["text"] for r in rows]
+        fresh_a2 = ROOT / "tests" / "data" / "injection_attacks_fresh2.jsonl"
+        if fresh_a2.exists():  # written blind after round 5, never trained on nor used to choose anything: held out
+            rows = _jsonl(fresh_a2)
+            _tables("injection_attacks_fresh2.jsonl (420 attacks written blind after round 5; held out), shipped model",
                     rows, _decide(shipped, rows))
             all_texts += [r["text"] for r in rows]
         if fresh_b.exists():
