@@ -22,7 +22,7 @@ def test_router_lab_single_message_upload_and_charts(app_server: AppServer, offl
     page.get_by_label("Message", exact=True).fill("帮我订一张明天去北京的机票")
     page.get_by_role("button", name="Route it").click()
     wait_for_app(page)
-    expect(page.locator(".st-key-lab_layers_box [data-testid='stDataFrame']")).to_be_visible()
+    expect(page.locator(".st-key-lab_layers_box [data-testid='stDataFrame']")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("flight_search").first).to_be_visible()
 
     upload = tmp_path / "messages.csv"
