@@ -374,7 +374,8 @@ if state is not None and state.status in ("done", "refused"):
                            mime="text/calendar", key="plan_export_ics")
         if st.button(tr("plan.page.apply"), key="plan_apply", help=tr("plan.page.apply_help")):
             try:
-                kept = {"grade": profile(USER).get("grade")} if profile(USER).get("grade") else {}
+                kept_grade = profile(USER).get("grade")
+                kept = {"grade": kept_grade} if kept_grade else {}
                 policy, grade, _assumed = policy_and_grade(replace(gate_context(), subject=kept))  # the user's grade
                 app = ApplicationService(store(), settings=settings()).create(
                     owner=USER.id, owner_department=USER.department, traveller=USER.name,

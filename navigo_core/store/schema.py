@@ -36,6 +36,16 @@ def _clean_text(value: Any) -> Any:
     return value
 
 
+#: Length of the ``owner`` / ``user_id`` columns (a user id: the OIDC ``sub`` or a demo user).
+OWNER_LENGTH = 100
+
+
+def owner_key(owner: object) -> str:
+    """``owner`` as the ``owner`` columns store it: text, at most :data:`OWNER_LENGTH` characters, cleaned like
+    every bound string (:func:`_clean_text`). Writes, queries and Python-side comparisons all go through it."""
+    return str(_clean_text(str(owner)[:OWNER_LENGTH]))
+
+
 class SafeString(TypeDecorator[str]):
     """VARCHAR(n) whose bound values lose NUL characters and credentials (lengths: :func:`_checked`)."""
 

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from navigo_core.auth import may_approve
+from navigo_core.auth.models import norm
 from navigo_core.business.applications.checks import policy_excesses, require_policy
 from navigo_core.business.applications.errors import (
     AmbiguousApplication,
@@ -69,8 +71,6 @@ class ApplicationService:
 
     @staticmethod
     def decidable(app: Application, approver: User) -> bool:
-        from navigo_core.auth import may_approve
-
         return may_approve(approver, app.owner, app.owner_department or "")
 
     def audit(self, number: str) -> builtins.list[AuditEntry]:
@@ -123,8 +123,9 @@ class ApplicationService:
             raise ApplicationError("application.error.no_city")
         if start_date and end_date and end_date < start_date:
             raise ApplicationError("application.error.dates_order")
-        origin = (origin or "").strip() or self.home_city(owner)  # given once, kept in the owner's profile
-        self._keep_home_city(owner, origin)
+        home = self.home_city(owner)
+        origin = (origin or "").strip() or home  # given once, kept in the owner's profile
+        self._keep_home_city(owner, origin, known=home)
         now = self.clock()
         values = {  # no "number": the store takes the year's next one in the insert's transaction
             "owner": owner, "owner_department": owner_department or None, "traveller": traveller or owner, "purpose": purpose or "",
@@ -168,10 +169,12 @@ class ApplicationService:
         profiles = getattr(self.store, "profiles", None)
         return str((profiles.get(owner).get("home_city") if profiles is not None else None) or "")
 
-    def _keep_home_city(self, owner: str, origin: str) -> None:
-        """The first origin ``owner`` gives becomes their home city (later trips from elsewhere do not change it)."""
+    def _keep_home_city(self, owner: str, origin: str, known: str | None = None) -> None:
+        """The first origin ``owner`` gives becomes their home city (later trips from elsewhere do not change it).
+        ``known``: the home city already read (None: read it here)."""
         profiles = getattr(self.store, "profiles", None)
-        if profiles is not None and origin.strip() and not self.home_city(owner):
+        home = self.home_city(owner) if known is None else known
+        if profiles is not None and origin.strip() and not home:
             profiles.remember(owner, home_city=origin.strip())
 
     # changing
@@ -268,8 +271,6 @@ class ApplicationService:
     def _decide(self, number: str, status: str, approver: User, comment: str) -> Application:
         """Approve or reject: only an approver whose scope holds the owner (``may_approve``), never the owner;
         the audit trail records the approver's user id."""
-        from navigo_core.auth.models import norm
-
         app = self.get(number)
         if norm(app.owner) in approver.identifiers:
             raise ApplicationError("application.error.own_approval", number=app.number)

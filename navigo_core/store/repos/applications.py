@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Engine, Integer, cast, func, select
 
 from navigo_core.store.engine import _begin_write, _next_value, _retried, _utcnow
-from navigo_core.store.schema import _checked, _clean_text, application_audit, applications
+from navigo_core.store.schema import _checked, application_audit, applications, owner_key
 
 
 def _app_row(row: Any) -> dict[str, Any]:
@@ -102,7 +102,7 @@ class ApplicationRepo:
         owner's: the approver's view, whose scope the service checks)."""
         stmt = select(applications).where(applications.c.number == number.upper())
         if owner is not None:
-            stmt = stmt.where(applications.c.owner == _clean_text(str(owner)[:100]))
+            stmt = stmt.where(applications.c.owner == owner_key(owner))
         with self.engine.connect() as conn:
             row = conn.execute(stmt).first()
         return _app_row(row) if row is not None else None
@@ -112,7 +112,7 @@ class ApplicationRepo:
         """Newest first; filtered by owner (None: everyone's, the approver's view) and/or status."""
         stmt = select(applications)
         if owner is not None:
-            stmt = stmt.where(applications.c.owner == _clean_text(str(owner)[:100]))
+            stmt = stmt.where(applications.c.owner == owner_key(owner))
         if statuses:
             stmt = stmt.where(applications.c.status.in_(statuses))
         stmt = stmt.order_by(applications.c.created_at.desc(), applications.c.number.desc()).limit(limit)

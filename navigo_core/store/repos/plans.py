@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 
 from navigo_core.store.engine import _begin_write, _next_value, _retried, _utcnow
-from navigo_core.store.schema import _checked, _clean_text, plans
+from navigo_core.store.schema import _checked, owner_key, plans
 
 
 class PlanRepo:
@@ -38,7 +38,7 @@ class PlanRepo:
     @_retried
     def _save(self, plan_id: str, request_text: str, state_json: str, owner: str) -> tuple[str, int]:
         row = _checked(plans, {"id": plan_id, "request_text": request_text, "state_json": state_json,
-                               "owner": str(owner)[:100]})
+                               "owner": owner_key(owner)})
         # the version comes from the plan's counter (first use: one past the versions already stored), taken
         # in the transaction of the insert: concurrent saves of one plan get distinct versions
         seed = select(func.coalesce(func.max(plans.c.version), 0) + 1).where(plans.c.id == plan_id).scalar_subquery()
@@ -51,7 +51,7 @@ class PlanRepo:
         """``owner``'s plans, newest first, one row per plan (its latest version): id, version, created_at,
         request_text."""
         latest = (select(plans.c.id, func.max(plans.c.version).label("version"))
-                  .where(plans.c.owner == _clean_text(str(owner)[:100])).group_by(plans.c.id).subquery())
+                  .where(plans.c.owner == owner_key(owner)).group_by(plans.c.id).subquery())
         stmt = (select(plans.c.id, plans.c.version, plans.c.created_at, plans.c.request_text)
                 .join(latest, (plans.c.id == latest.c.id) & (plans.c.version == latest.c.version))
                 .order_by(plans.c.created_at.desc()).limit(limit))
@@ -64,7 +64,7 @@ class PlanRepo:
         maintenance and tests)."""
         stmt = select(plans).where(plans.c.id == plan_id)
         if owner is not None:
-            stmt = stmt.where(plans.c.owner == _clean_text(str(owner)[:100]))
+            stmt = stmt.where(plans.c.owner == owner_key(owner))
         stmt = stmt.where(plans.c.version == version) if version is not None else stmt.order_by(plans.c.version.desc())
         with self.engine.connect() as conn:
             row = conn.execute(stmt.limit(1)).first()
@@ -78,6 +78,6 @@ class PlanRepo:
         """Every version of a plan, oldest first: version, created_at ([] when it is not ``owner``'s)."""
         stmt = select(plans.c.version, plans.c.created_at).where(plans.c.id == plan_id).order_by(plans.c.version)
         if owner is not None:
-            stmt = stmt.where(plans.c.owner == _clean_text(str(owner)[:100]))
+            stmt = stmt.where(plans.c.owner == owner_key(owner))
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(stmt)]

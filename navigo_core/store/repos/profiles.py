@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from navigo_core.store.engine import _begin_write, _insert_missing, _retried, _utcnow
-from navigo_core.store.schema import _checked, _clean_text, profiles
+from navigo_core.store.schema import _checked, owner_key, profiles
 
 FIELDS = ("grade", "language", "home_city")
 
@@ -22,7 +22,7 @@ class ProfileRepo:
     def get(self, user_id: str) -> dict[str, Any]:
         """``{"grade", "language", "home_city"}`` of ``user_id`` (each None until given)."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(profiles).where(profiles.c.user_id == _clean_text(str(user_id)[:100]))).first()
+            row = conn.execute(select(profiles).where(profiles.c.user_id == owner_key(user_id))).first()
         return {f: (getattr(row, f) if row is not None else None) for f in FIELDS}
 
     def remember(self, user_id: str, **values: str | None) -> None:
@@ -33,12 +33,12 @@ class ProfileRepo:
         given = {k: str(v).strip() for k, v in values.items() if v is not None and str(v).strip()}
         if not given or not str(user_id).strip():
             return
-        self._remember(str(user_id)[:100], _checked(profiles, given))
+        self._remember(owner_key(user_id), _checked(profiles, given))
 
     @_retried
     def _remember(self, user_id: str, values: dict[str, Any]) -> None:
         now = _utcnow()
         with _begin_write(self.engine) as conn:
             _insert_missing(conn, profiles, {"user_id": user_id, "updated_at": now})
-            conn.execute(profiles.update().where(profiles.c.user_id == _clean_text(user_id))
+            conn.execute(profiles.update().where(profiles.c.user_id == user_id)
                          .values(updated_at=now, **values))

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from navigo_core.store.engine import _begin_write, _retried, _utcnow
-from navigo_core.store.schema import _checked, _clean_text, routes
+from navigo_core.store.schema import _checked, owner_key, routes
 
 
 class RouteRepo:
@@ -25,7 +25,7 @@ class RouteRepo:
             conn.execute(
                 routes.insert().values(**_checked(routes, dict(
                     id=route_id,
-                    owner=str(owner)[:100],
+                    owner=owner_key(owner),
                     created_at=_utcnow(),
                     title=title[:300],
                     request_json=json.dumps(request, ensure_ascii=False),
@@ -38,7 +38,7 @@ class RouteRepo:
         """``owner``'s routes, newest first: id, created_at, title."""
         stmt = (
             select(routes.c.id, routes.c.created_at, routes.c.title)
-            .where(routes.c.owner == _clean_text(str(owner)[:100]))
+            .where(routes.c.owner == owner_key(owner))
             .order_by(routes.c.created_at.desc())
             .limit(limit)
         )
@@ -50,7 +50,7 @@ class RouteRepo:
         ``owner`` None: any owner's, for maintenance and tests)."""
         with self.engine.connect() as conn:
             row = conn.execute(select(routes).where(routes.c.id == route_id)).first()
-        if row is None or (owner is not None and row.owner != _clean_text(str(owner)[:100])):
+        if row is None or (owner is not None and row.owner != owner_key(owner)):
             return None
         return {
             "id": row.id,

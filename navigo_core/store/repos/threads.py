@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from navigo_core.store.engine import _begin_write, _insert_missing, _retried, _utcnow
-from navigo_core.store.schema import _checked, _clean_text, messages, threads
+from navigo_core.store.schema import _checked, messages, owner_key, threads
 
 
 class ThreadRepo:
@@ -32,7 +32,7 @@ class ThreadRepo:
         thread_id = self.new_id()
         now = _utcnow()
         with _begin_write(self.engine) as conn:
-            conn.execute(threads.insert().values(id=thread_id, owner=str(owner)[:100], created_at=now,
+            conn.execute(threads.insert().values(id=thread_id, owner=owner_key(owner), created_at=now,
                                                  updated_at=now, title="", state_json=None))
         return thread_id
 
@@ -40,7 +40,7 @@ class ThreadRepo:
         """``owner``'s threads, most recently updated first: id, title (the first user message), created_at,
         updated_at."""
         stmt = (select(threads.c.id, threads.c.title, threads.c.created_at, threads.c.updated_at)
-                .where(threads.c.owner == str(owner)[:100])
+                .where(threads.c.owner == owner_key(owner))
                 .order_by(threads.c.updated_at.desc(), threads.c.created_at.desc()).limit(limit))
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(stmt)]
@@ -51,7 +51,7 @@ class ThreadRepo:
                       threads.c.updated_at).where(threads.c.id == thread_id)
         with self.engine.connect() as conn:
             row = conn.execute(stmt).first()
-        if row is None or (owner is not None and row.owner != _clean_text(str(owner)[:100])):
+        if row is None or (owner is not None and row.owner != owner_key(owner)):
             return None
         return dict(row._mapping)
 
@@ -71,11 +71,11 @@ class ThreadRepo:
         with _begin_write(self.engine) as conn:
             if owner is not None:
                 _insert_missing(conn, threads, _checked(threads, dict(
-                    id=thread_id, owner=str(owner)[:100], created_at=now, updated_at=now, title="", state_json=None)))
+                    id=thread_id, owner=owner_key(owner), created_at=now, updated_at=now, title="", state_json=None)))
             row = conn.execute(select(threads.c.title, threads.c.owner).where(threads.c.id == thread_id)).first()
             if row is None:
                 raise KeyError(f"no thread {thread_id!r}")
-            if owner is not None and row.owner != _clean_text(str(owner)[:100]):
+            if owner is not None and row.owner != owner_key(owner):
                 raise KeyError(f"thread {thread_id!r} belongs to another owner")
             result = conn.execute(messages.insert().values(**row_values))
             values: dict[str, Any] = {"updated_at": now}
