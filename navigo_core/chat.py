@@ -33,7 +33,6 @@ from navigo_core.limits import Limits, check_message
 from navigo_core.providers.selection import Providers, make_providers
 from navigo_core.scenes import ActiveFlow, GateContext, GateDecision, gate_classify, run_scene
 from navigo_core.security import scan_input
-from navigo_core.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +223,7 @@ class ChatService:
             if stated and owner:  # the user's profile keeps it for their next conversations too
                 self._remember(owner, grade=stated)
             if not stated and not subject.get("grade") and owner:
-                remembered = self._profile(owner).get("grade")
+                remembered = self.store.profiles.kept(owner).get("grade")
                 if remembered:
                     subject["grade"] = remembered  # given once, in an earlier conversation
             if stated and subject.get("grade") != stated:  # kept whichever way the message goes on
@@ -284,17 +283,8 @@ class ChatService:
                                            meta={"error": f"{type(exc).__name__}: {exc}"[:500]})
             raise ChatError(detail=str(exc)) from exc
 
-    def _profile(self, owner: str) -> dict[str, Any]:
-        """The owner's profile (:class:`navigo_core.store.repos.profiles.ProfileRepo`); {} when it cannot be read."""
-        try:
-            return self.store.profiles.get(owner)
-        except StoreError:
-            return {}
-
     def _remember(self, owner: str, **values: str) -> None:
-        try:
-            self.store.profiles.remember(owner, **values)
-        except StoreError:  # a read-only store: the conversation goes on, the profile is not kept
+        if not self.store.profiles.keep(owner, **values):  # a read-only store: the conversation goes on
             log.info("the profile of %s was not saved (read-only store)", owner[:20])
 
     def _policy(self) -> Any:

@@ -28,7 +28,6 @@ from navigo_core.auth import (
     roles_status,
 )
 from navigo_core.config import Settings, resolve_auth_mode
-from navigo_core.store import StoreError
 from ui.context import LANG_KEY, LANGS, lang, set_lang, store, tr
 from ui.context import settings as app_settings
 from ui.markdown import escape_markdown
@@ -192,22 +191,13 @@ def require_role(role: Role | str, settings: Settings | None = None, roles: Role
 
 def profile(user: User | None) -> dict[str, str | None]:
     """``user``'s profile (grade, language, home_city; each None until given); {} without a user or a readable store."""
-    if user is None:
-        return {}
-    try:
-        return store().profiles.get(user.id)
-    except StoreError:
-        return {}
+    return store().profiles.kept(user.id) if user is not None else {}
 
 
 def remember(user: User | None, **values: str | None) -> None:
     """Keep values in ``user``'s profile; a store that cannot be written keeps nothing (the page goes on)."""
-    if user is None:
-        return
-    try:
-        store().profiles.remember(user.id, **values)
-    except StoreError:
-        pass
+    if user is not None:
+        store().profiles.keep(user.id, **values)
 
 
 def apply_profile_language() -> None:

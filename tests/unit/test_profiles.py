@@ -62,3 +62,18 @@ def test_a_grade_stated_in_one_conversation_is_used_in_the_next() -> None:
     assert "800" in reply.text and "G3" in reply.text, reply.text  # not asked again
     other = chat.new_thread("bob")
     assert "请问您是哪一级" in chat.send(other, "北京住宿标准是多少").text  # bob never said it: asked
+
+
+def test_a_store_that_cannot_be_written_keeps_no_profile_and_raises_nothing(tmp_path: Path) -> None:
+    """``kept`` / ``keep`` are what the chat and the pages call: a read-only stand-in store reads as an empty
+    profile and refuses the write without an exception (``remember`` itself raises the store's fault)."""
+    from navigo_core.store import StoreError, StoreUnavailable
+
+    broken = Store.unavailable(StoreUnavailable("store.error.unavailable", db="x"), "x")
+    assert broken.profiles.kept("alice") == {"grade": None, "language": None, "home_city": None}
+    assert broken.profiles.keep("alice", grade="P6") is False
+    with pytest.raises(StoreError):
+        broken.profiles.remember("alice", grade="P6")
+    ok = Store.from_url(f"sqlite:///{tmp_path / 'k.db'}")
+    assert ok.profiles.keep("alice", grade="P6") is True and ok.profiles.kept("alice")["grade"] == "P6"
+    ok.engine.dispose()

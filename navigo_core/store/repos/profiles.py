@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from navigo_core.store.engine import _begin_write, _insert_missing, _retried, _utcnow
+from navigo_core.store.errors import StoreError
 from navigo_core.store.schema import _checked, owner_key, profiles
 
 FIELDS = ("grade", "language", "home_city")
@@ -24,6 +25,22 @@ class ProfileRepo:
         with self.engine.connect() as conn:
             row = conn.execute(select(profiles).where(profiles.c.user_id == owner_key(user_id))).first()
         return {f: (getattr(row, f) if row is not None else None) for f in FIELDS}
+
+    # A profile is a convenience: the chat and the pages go on without it. These two are what they call.
+    def kept(self, user_id: str) -> dict[str, Any]:
+        """:meth:`get`, or ``{}`` when the store cannot be read."""
+        try:
+            return self.get(user_id)
+        except StoreError:
+            return {}
+
+    def keep(self, user_id: str, **values: str | None) -> bool:
+        """:meth:`remember`; False (nothing kept) when the store cannot be written, e.g. a read-only one."""
+        try:
+            self.remember(user_id, **values)
+        except StoreError:
+            return False
+        return True
 
     def remember(self, user_id: str, **values: str | None) -> None:
         """Keep the values given (empty or None ones are ignored; an unknown field raises ``TypeError``)."""
