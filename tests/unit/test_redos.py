@@ -94,7 +94,12 @@ def test_the_four_slow_patterns_found_before_are_bounded_now() -> None:
     assert redos.KNOWN == []
     before = [r"(?:\d+|[一二两三四五六七八九十]+)日游", r"[^，,。；;]*?(?:拜访|会议)[^，,。；;]*"]
     after = [r"(?:\d{1,3}|[一二两三四五六七八九十]{1,4})日游", r"[^，,。；;]{0,60}?(?:拜访|会议)[^，,。；;]{0,60}"]
-    rows = {r["pattern"]: r for r in redos.report([redos.Pattern(p, 0, "test") for p in before + after],
-                                                   small=8000, probe=1000, top=10)["timings"]}
+    patterns = [redos.Pattern(p, 0, "test") for p in before + after]
+    # growth is judged by two timings of one run; a busy machine can slow either one (CI failed once with a
+    # quadratic pattern measured as linear), so each verdict gets up to three independent runs
+    for _ in range(3):
+        rows = {r["pattern"]: r for r in redos.report(patterns, small=8000, probe=1000, top=10)["timings"]}
+        if all(rows[p]["superlinear"] for p in before) and not any(rows[p]["superlinear"] for p in after):
+            break
     assert all(rows[p]["superlinear"] for p in before)
     assert not any(rows[p]["superlinear"] for p in after)
