@@ -48,7 +48,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
-from navigo_core.security.classifier import MODEL_PATH, expand_dense, make_vectorizer, read_model, text_lang
+from navigo_core.security.classifier import MODEL_PATH, expand_dense, hashed_counts, make_vectorizer, read_model, text_lang
 from navigo_core.security.features import MAX_CHARS, N_DENSE, crop_raw, dense_features, prepare
 
 __all__ = ["CONFIG", "OWN_FILES", "REPO_BENIGN_TRAIN", "build", "calibrate", "calibration_rows", "fit",
@@ -195,7 +195,7 @@ def _round(a: np.ndarray) -> np.ndarray:
 
 
 def _features(prepared: list[str], config: dict, raws: list[str] | None = None):
-    counts = [make_vectorizer(b["analyzer"], tuple(b["ngram"]), b["bits"]).transform(prepared).tocsr()
+    counts = [hashed_counts(make_vectorizer(b["analyzer"], tuple(b["ngram"]), b["bits"]), prepared)
               for b in config["blocks"]]
     raw_texts: Sequence[str | None] = [None] * len(prepared) if raws is None else raws
     dense = (np.vstack([dense_features(p, r) for p, r in zip(prepared, raw_texts)]) if prepared
