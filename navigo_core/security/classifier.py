@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction._hashing_fast import transform as _hash_pairs  # the hasher HashingVectorizer uses
 from sklearn.feature_extraction.text import HashingVectorizer
 
-from navigo_core.security.features import N_DENSE, crop_raw, dense_features, prepare, segments
+from navigo_core.security.features import N_CONCEPTS, N_DENSE, crop_raw, dense_features, prepare, segments
 
 __all__ = ["MODEL_PATH", "InjectionModel", "expand_dense", "hashed_counts", "injection_score", "injection_scores", "injection_threshold",
            "load_model", "text_lang"]
@@ -108,9 +108,10 @@ class InjectionModel:
             raise ValueError("injection model does not match navigo_core.security.features (retrain: make model)")
         self.thresholds: dict[str, float] = {k: float(v) for k, v in meta.get("thresholds", {}).items()}
 
-    def decision(self, prepared: list[str], raws: Sequence[str | None] | None = None) -> np.ndarray:
+    def decision(self, prepared: list[str], raws: Sequence[str | None] | None = None,
+                 dense: np.ndarray | None = None) -> np.ndarray:
         """Logits of already :func:`prepare`-d texts (``raws``: the :func:`crop_raw` originals, for the
-        decoded views of the concept features)."""
+        decoded views of the concept features; ``dense``: their :func:`dense_features`, when already known)."""
         out = np.full(len(prepared), self.bias, dtype=np.float64)
         for b in self.blocks:
             counts = hashed_counts(b.vectorizer, prepared)
@@ -123,7 +124,9 @@ class InjectionModel:
                 norm = math.sqrt(float(vals @ vals))
                 out[r] += float(vals @ b.weight[cols]) / norm
         if prepared:
-            dense = np.vstack([dense_features(p, raws[r] if raws is not None else None) for r, p in enumerate(prepared)])
+            if dense is None:
+                dense = np.vstack([dense_features(p, raws[r] if raws is not None else None)
+                                   for r, p in enumerate(prepared)])
             out += (expand_dense(dense, prepared, self.dense_by_lang) @ self.dense_w) * self.dense_scale
         return out
 
@@ -140,9 +143,14 @@ class InjectionModel:
                 for part in segments(p, seg["max_segments"], seg["min_chars"]):
                     owner.append(i)
                     parts.append(part)
-        # one pass over the wholes and their segments (segments have no raw text to decode payloads from)
-        raws: list[str | None] = [crop_raw(t) for t in texts]
-        both = self.decision(prepared + parts, raws + [None] * len(parts))
+        # one pass over the wholes and their segments; a segment looks only for the concepts its whole text
+        # shows (it is a part of that text) and has no raw text to decode payloads from
+        dense = np.zeros((len(prepared) + len(parts), N_DENSE))
+        for r, (p, t) in enumerate(zip(prepared, texts)):
+            dense[r] = dense_features(p, crop_raw(t))
+        for r, (i, part) in enumerate(zip(owner, parts)):
+            dense[len(prepared) + r] = dense_features(part, None, dense[i, :N_CONCEPTS] > 0)
+        both = self.decision(prepared + parts, None, dense)
         logits = both[: len(prepared)].copy()
         if parts:
             np.maximum.at(logits, np.array(owner), both[len(prepared):])

@@ -34,12 +34,13 @@ import binascii
 import codecs
 import math
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
 from navigo_core.security.normalize import normalize
 
-__all__ = ["CONCEPTS", "MAX_CHARS", "N_DENSE", "crop_raw", "dense_features", "prepare", "segments"]
+__all__ = ["CONCEPTS", "MAX_CHARS", "N_CONCEPTS", "N_DENSE", "crop_raw", "dense_features", "prepare", "segments"]
 
 #: Longer normalised texts are scored on their first and last MAX_CHARS // 2 characters.
 MAX_CHARS = 1000
@@ -325,7 +326,9 @@ _STATS = ("log_len", "many_lines", "punct_ratio", "odd_token_ratio", "you_densit
           "obfuscated", "encoded_payload", "hidden_keyword", "meta_talk", "attack_quoted_only", "quoted_and_meta",
           *(name for name, _ in _ZH_SHAPES))
 _ATTACK_IDX = tuple(i for i, (name, _, _) in enumerate(CONCEPTS) if name in _ATTACK_CONCEPTS)
-N_DENSE = len(_COMPILED) + len(_STATS)
+#: The concept markers come first in :func:`dense_features`, the statistics after them.
+N_CONCEPTS = len(_COMPILED)
+N_DENSE = N_CONCEPTS + len(_STATS)
 
 
 def prepare(text: str) -> str:
@@ -364,19 +367,22 @@ def crop_raw(text: str) -> str:
     return text if len(text) <= 4 * MAX_CHARS else text[: 2 * MAX_CHARS] + "\n" + text[-2 * MAX_CHARS:]
 
 
-def dense_features(prepared: str, raw: str | None = None) -> np.ndarray:
+def dense_features(prepared: str, raw: str | None = None, concepts: Sequence[bool] | None = None) -> np.ndarray:
     """The concept markers (0/1) and text statistics (each roughly in [0, 1]) of a :func:`prepare`-d text.
 
     ``raw`` (the original text, see :func:`crop_raw`) lets base64 payloads be decoded (they do not survive
-    case-folding); concepts fire on the text or on any of its de-obfuscated / decoded views."""
+    case-folding); concepts fire on the text or on any of its de-obfuscated / decoded views. ``concepts``
+    (one flag per concept) limits the search to the flagged concepts, the others staying 0: a segment of a
+    text is searched only for what the whole text shows."""
     out = np.zeros(N_DENSE, dtype=np.float64)
     if not prepared:
         return out
     views, obf, encoded, hidden = _views(prepared, raw)
     texts = [prepared] + views
     i = 0
-    for _, en, zh in _COMPILED:
-        out[i] = 1.0 if any(en.search(t) or zh.search(t) for t in texts) else 0.0
+    for k, (_, en, zh) in enumerate(_COMPILED):
+        if concepts is None or concepts[k]:
+            out[i] = 1.0 if any(en.search(t) or zh.search(t) for t in texts) else 0.0
         i += 1
     n = len(prepared)
     nt = len(_TOKEN.findall(prepared))
