@@ -367,7 +367,8 @@ def crop_raw(text: str) -> str:
     return text if len(text) <= 4 * MAX_CHARS else text[: 2 * MAX_CHARS] + "\n" + text[-2 * MAX_CHARS:]
 
 
-def dense_features(prepared: str, raw: str | None = None, concepts: Sequence[bool] | None = None) -> np.ndarray:
+def dense_features(prepared: str, raw: str | None = None,
+                   concepts: Sequence[bool] | np.ndarray | None = None) -> np.ndarray:
     """The concept markers (0/1) and text statistics (each roughly in [0, 1]) of a :func:`prepare`-d text.
 
     ``raw`` (the original text, see :func:`crop_raw`) lets base64 payloads be decoded (they do not survive
