@@ -260,6 +260,32 @@ def _take_picked_candidate(previous: ParsedRequest, text: str, new: ParsedReques
                     return
 
 
+#: Words that make a newly named destination a change of plan, not a side remark ("my sister lives in Osaka").
+_CHANGE_WORDS = re.compile(r"\b(?:actually|instead|rather|change|switch|make it|swap)\b|\bnot\b.{1,40}\bbut\b|"
+                           r"不对|改成|改为|改去|改到|换成|换到|换去|其实|还是去|不去[^，。,.]{0,8}了|算了|而是")
+
+
+def _same_place(a: Place, b: Place) -> bool:
+    return (a.name, a.country) == (b.name, b.country) or (abs(a.lat - b.lat) < 0.05 and abs(a.lon - b.lon) < 0.05)
+
+
+def _destination_switch(previous: ParsedRequest, new: ParsedRequest, text: str, expect: str | None) -> Ambiguity | None:
+    """A question when a later message names another destination than the one known, without saying it is a change
+    and without being the answer to a destination question: "Should the trip go to Osaka instead of Kyoto?" (a
+    name the user typed is never silently replaced by another one). None when the message settles it."""
+    before, after = previous.destination, new.destination
+    if before is None or after is None or expect == "destination" or _same_place(before, after):
+        return None
+    if _CHANGE_WORDS.search(text):
+        return None
+    from navigo_core.understand.places import _option_text
+
+    lang = previous.lang if previous.lang in ("en", "zh") else "en"
+    a, b = _option_text(after, lang), _option_text(before, lang)
+    return Ambiguity(field="destination", text=new.destination_text or a, reason="understand.amb.destination_switch",
+                     candidates=[a, b], places=[after, before])
+
+
 def update_request(previous: ParsedRequest, text: str, *, today: date, places: PlaceProvider | None = None,
                    expect: str | None = None, llm: LLMClient | None = None) -> ParsedRequest:
     """``previous`` updated with the next message ``text`` (see the module docstring).
@@ -335,8 +361,9 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
     elif previous.budget_per_person and previous.budget and new.travellers and new.travellers != previous.travellers:
         per = previous.budget.amount / max(previous.travellers or 1, 1)
         out.budget = Money(amount=per * new.travellers, currency=previous.budget.currency)
+    switch = _destination_switch(previous, new, text, expect)
     for role in ("origin", "destination"):
-        if getattr(new, f"{role}_text"):
+        if getattr(new, f"{role}_text") and not (role == "destination" and switch is not None):
             setattr(out, f"{role}_text", getattr(new, f"{role}_text"))
             setattr(out, role, getattr(new, role))
             out.sources[role] = "user"
@@ -350,6 +377,8 @@ def update_request(previous: ParsedRequest, text: str, *, today: date, places: P
     # a limit question concerns the message that went over the limit only
     out.ambiguities = [a for a in previous.ambiguities if a.field not in settled and not a.is_limit] + list(
         new.ambiguities)
+    if switch is not None:  # the destination stays until the user says which
+        out.ambiguities = [a for a in out.ambiguities if a.field != "destination"] + [switch]
     for key in new.notes:
         out.note(key)
     return _limit(out, today, lim)

@@ -242,6 +242,27 @@ def test_explicit_dates_replace_a_vague_long_weekend() -> None:
     assert r.start_date == date(2027, 4, 2)
 
 
+@pytest.mark.parametrize("first, remark, change", [
+    ("I want to go to Kyoto in April", "my sister lives in Osaka", "actually make it Osaka"),
+    ("我想五一去成都玩", "我朋友在重庆，顺便见一下", "还是去重庆吧"),
+])
+def test_another_city_in_a_later_message_is_a_question_not_a_new_destination(first, remark, change) -> None:
+    """A name the user typed is never silently replaced: a later message naming another city keeps the
+    destination and asks which; a message that says it is a change, or answers the question, settles it."""
+    r = p(first)
+    kept = r.destination.name
+    asked = update_request(r, remark, today=TODAY)
+    amb = asked.ambiguity("destination")
+    assert asked.destination.name == kept and amb is not None and amb.reason == "understand.amb.destination_switch"
+    assert len(amb.candidates) == 2 and amb.places[1].name == kept and amb.text in amb.candidates[0]
+    stay = update_request(asked, amb.candidates[1], today=TODAY, expect="destination")
+    assert stay.destination.name == kept and stay.ambiguity("destination") is None
+    go = update_request(asked, amb.candidates[0], today=TODAY, expect="destination")
+    assert go.destination.name != kept and go.ambiguity("destination") is None
+    changed = update_request(r, change, today=TODAY)
+    assert changed.destination.name == go.destination.name and changed.ambiguity("destination") is None
+
+
 def test_corrections() -> None:
     r = p("plan a trip for 2 people to Kyoto")
     r = update_request(r, "actually 3 people", today=TODAY)
