@@ -23,7 +23,7 @@ from navigo_core.maps import build_route_map
 from navigo_core.maps.daymap import DayMap, day_maps
 from navigo_core.planner.state import PlannerState
 from navigo_core.planner.supervisor import interrupted, plan, replay, resume, started
-from ui.auth import profile, require_login
+from ui.auth import require_login
 from ui.context import choice, gate_context, lang, leaflet_prefix, planner_deps, settings, show_error, store, tr
 from ui.markdown import escape_markdown, safe_markdown
 from ui.progress import run_with_progress
@@ -31,6 +31,11 @@ from ui.progress import run_with_progress
 S = st.session_state
 L = lang()
 USER = require_login()  # plans are the signed-in user's: saved, listed and opened for them only
+
+
+def _deps():
+    """The planner's deps for the signed-in user (the policy check reads their kept grade)."""
+    return replace(planner_deps(), user=USER.id)
 
 
 def _save(state: PlannerState, plan_id: str | None) -> str | None:
@@ -58,8 +63,8 @@ def _run(text: str, *, previous: PlannerState | None = None, plan_id: str | None
     if interrupted_state is None:
         plan_id = _save(pending, S.get("plan.id") if previous is not None else None)
     try:
-        work = (lambda on_event: replay(pending, planner_deps(), on_event=on_event)) if interrupted_state is not None \
-            else (lambda on_event: plan(text, planner_deps(), on_event=on_event))
+        work = (lambda on_event: replay(pending, _deps(), on_event=on_event)) if interrupted_state is not None \
+            else (lambda on_event: plan(text, _deps(), on_event=on_event))
         state = run_with_progress(work, label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
     except NavigoError as exc:
         show_error(exc)
@@ -79,7 +84,7 @@ def _resume(answer: str) -> None:
         return
     plan_id = _save(pending, S.get("plan.id"))  # the answer is kept before the agents run
     try:
-        new = run_with_progress(lambda on_event: resume(state, answer, planner_deps(), on_event=on_event),
+        new = run_with_progress(lambda on_event: resume(state, answer, _deps(), on_event=on_event),
                                 label=tr("plan.page.running"), done_label=tr("plan.page.finished"), key="plan")
     except NavigoError as exc:
         show_error(exc)
@@ -374,9 +379,7 @@ if state is not None and state.status in ("done", "refused"):
                            mime="text/calendar", key="plan_export_ics")
         if st.button(tr("plan.page.apply"), key="plan_apply", help=tr("plan.page.apply_help")):
             try:
-                kept_grade = profile(USER).get("grade")
-                kept = {"grade": kept_grade} if kept_grade else {}
-                policy, grade, _assumed = policy_and_grade(replace(gate_context(), subject=kept))  # the user's grade
+                policy, grade, _assumed = policy_and_grade(replace(gate_context(), store=store(), user=USER.id))
                 app = ApplicationService(store(), settings=settings()).create(
                     owner=USER.id, owner_department=USER.department, traveller=USER.name,
                     purpose=state.natural_language[:200], plan_id=S.get("plan.id"),

@@ -2,13 +2,15 @@
 
 Thin: widgets → navigo_core.business.expenses (import_csv, check_items, claim_summary, to_csv) → render;
 claims are saved with ``store().claims``. A broken policy file is shown, and entry keeps working.
-The grade checked is the one the traveller gave in the chat (its hand-off: ``reimb.prefill``), else
-``EMPLOYEE_GRADE``, read by ``TravelPolicy.resolve_grade`` like everywhere else; an assumed one is said so.
+The grade checked is the one the traveller gave in the chat (its hand-off: ``reimb.prefill``), else their kept
+one (profile), else ``EMPLOYEE_GRADE`` (``navigo_core.business.policy.requested_grade_origin``), read by
+``TravelPolicy.resolve_grade`` like everywhere else; an assumed one is said so.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
@@ -25,11 +27,11 @@ from navigo_core.business.expenses import (
     import_csv,
     to_csv,
 )
-from navigo_core.business.policy import grade_note, policy_status
+from navigo_core.business.policy import grade_note, policy_status, requested_grade_origin
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.limits import check_upload
-from ui.auth import profile, require_login
+from ui.auth import require_login
 from ui.context import choice, lang, settings, show_error, store, tr
 from ui.markdown import error_text, escape_markdown
 
@@ -150,13 +152,14 @@ grade = ""
 if policy_error:
     st.error(tr("reimb.page.policy_error", error=policy_error), icon="⚠️")
 elif policy is not None:
-    from_chat = str(S.get("reimb.grade") or profile(USER).get("grade") or "")  # the chat's, else the user's kept one
-    raw = from_chat if not policy.resolve_grade(from_chat)[1] else s.employee_grade
+    # the chat's hand-off, else the user's kept one, else the settings' (the one grade chain)
+    raw, origin = requested_grade_origin(SimpleNamespace(subject={"grade": S.get("reimb.grade")}, store=store(),
+                                                         user=USER.id, settings=s), "", policy)
     grade, assumed = policy.resolve_grade(raw)
     if assumed:
         st.caption(escape_markdown(grade_note(policy, raw, L)))
     else:
-        st.caption(tr("reimb.page.grade_chat" if raw == from_chat else "reimb.page.grade",
+        st.caption(tr("reimb.page.grade_chat" if origin in ("conversation", "profile") else "reimb.page.grade",
                       grade=f"{grade} ({policy.grade(grade).label(L)})"))
 
 service = ApplicationService(store(), settings=settings())

@@ -222,10 +222,6 @@ class ChatService:
             stated = self._stated_grade(text)
             if stated and owner:  # the user's profile keeps it for their next conversations too
                 self._remember(owner, grade=stated)
-            if not stated and not subject.get("grade") and owner:
-                remembered = self.store.profiles.kept(owner).get("grade")
-                if remembered:
-                    subject["grade"] = remembered  # given once, in an earlier conversation
             if stated and subject.get("grade") != stated:  # kept whichever way the message goes on
                 subject["grade"] = stated
                 self._save_state(thread_id, subject=subject)

@@ -29,6 +29,8 @@ class PlannerDeps:
     ``pois``: named places for a city the activity catalogue lacks (default: offline, none).
     ``settings``: the settings the agents read (the policy check: ``travel_policy_file``, ``employee_grade``);
     None: their defaults (the shipped policy, no grade). Agents never read the global settings.
+    ``user``: the signed-in user the plan is for (their id): the policy check reads their kept grade from
+    ``store``'s profiles before ``settings.employee_grade`` (``navigo_core.business.policy.requested_grade``).
     """
 
     places: PlaceProvider
@@ -41,6 +43,7 @@ class PlannerDeps:
     max_workers: int = 4
     pois: PoiProvider = field(default_factory=OfflinePoiProvider)
     settings: Settings | None = None
+    user: str | None = None
 
     def now(self) -> datetime:
         return self.clock()

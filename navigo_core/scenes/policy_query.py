@@ -5,8 +5,9 @@
 allowed class and cites the rule (id + text) in the user's language.
 
 The grade comes from a grade named in the message ("as a G3"), the ``policy_grade`` flow's slots,
-the conversation's grade (``context.subject["grade"]``, remembered by the chat) or
-``settings.employee_grade`` (read by ``TravelPolicy.resolve_grade``, like everywhere else). A grade the
+the conversation's grade (``context.subject["grade"]``), the user's kept one (their profile) or
+``settings.employee_grade`` (``navigo_core.business.policy.requested_grade``, read by ``TravelPolicy.resolve_grade``,
+like everywhere else). A grade the
 traveller gives about themself (the answer to the question, "我是经理级") is handed back in the payload's
 ``subject`` for the chat to remember. When it is unknown and the question needs it, the scene
 asks once (flow ``policy_grade``, the question kept in the slots); the answer ("G3", "经理")
@@ -191,10 +192,10 @@ def handle(message: str, context: GateContext) -> SceneReply:
             given = given or grade
     if grade is None:
         grade = slots.get("grade")
-    if grade is None:
-        grade = (context.subject or {}).get("grade") or None
-    if grade is None:
-        found, assumed = policy.resolve_grade(getattr(context.settings, "employee_grade", ""))
+    if grade is None:  # the conversation's, the user's kept one, the settings' (one chain for every check)
+        from navigo_core.business.policy import requested_grade
+
+        found, assumed = policy.resolve_grade(requested_grade(context, "", policy))
         grade = None if assumed else found
     if grade is None and needs_grade(question):
         if flow is not None and slots.get("asked"):  # asked once already: answer for the lowest grade

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from navigo_core.business.applications import ApplicationService, policy_and_grade, requested_grade, store_for, user_of
+from navigo_core.business.applications import ApplicationService, policy_and_grade, store_for, user_of
 from navigo_core.business.expenses import check_items, parse_expense_text
-from navigo_core.business.policy import grade_note
+from navigo_core.business.policy import grade_note, requested_grade
 from navigo_core.i18n import t
 from navigo_core.scenes.descriptor import GateContext, SceneDescriptor, SceneReply, SceneRoute
 

@@ -27,11 +27,10 @@ from navigo_core.business.applications import (
     extract_purpose,
     fields_text,
     policy_and_grade,
-    requested_grade,
     store_for,
     user_of,
 )
-from navigo_core.business.policy import grade_note
+from navigo_core.business.policy import grade_note, requested_grade
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.intent.rules import default_rules, normalize

@@ -77,3 +77,43 @@ def test_a_store_that_cannot_be_written_keeps_no_profile_and_raises_nothing(tmp_
     ok = Store.from_url(f"sqlite:///{tmp_path / 'k.db'}")
     assert ok.profiles.keep("alice", grade="P6") is True and ok.profiles.kept("alice")["grade"] == "P6"
     ok.engine.dispose()
+
+
+def test_one_grade_chain_message_conversation_profile_settings() -> None:
+    """``requested_grade_origin`` is the one place that picks the grade a check is for: the message, then the
+    conversation, then the user's kept grade, then the settings."""
+    from types import SimpleNamespace
+
+    from navigo_core.business.policy import default_policy, requested_grade_origin
+
+    store = Store.from_url("sqlite:///:memory:")
+    store.profiles.remember("alice", grade="G3")
+    policy = default_policy()
+    ctx = SimpleNamespace(subject={}, store=store, user="alice", settings=Settings(llm_api_key="", employee_grade="G1"))
+    assert requested_grade_origin(ctx, "", policy) == ("G3", "profile")
+    assert requested_grade_origin(SimpleNamespace(**{**vars(ctx), "subject": {"grade": "G2"}}), "", policy) == ("G2", "conversation")
+    assert requested_grade_origin(ctx, "我是总监级", policy)[1] == "message"
+    assert requested_grade_origin(SimpleNamespace(**{**vars(ctx), "user": "bob"}), "", policy) == ("G1", "settings")
+    assert requested_grade_origin(SimpleNamespace(), "", policy) == ("", "none")
+
+
+def test_the_plan_policy_check_uses_the_users_kept_grade(tmp_path: Path) -> None:
+    """The Plan page passes the signed-in user (PlannerDeps.user): their kept grade, not EMPLOYEE_GRADE, is checked."""
+    from datetime import datetime, timezone
+
+    from navigo_core.planner.supervisor import make_planner_deps, plan
+
+    store = Store.from_url(f"sqlite:///{tmp_path / 'p.db'}")  # a file: the agents run in worker threads
+    store.profiles.remember("alice", grade="G5")
+    settings = Settings(llm_api_key="", employee_grade="G1", _env_file=None)
+    deps = make_planner_deps(settings, store=store, clock=lambda: datetime(2026, 5, 1, 9, tzinfo=timezone.utc))
+    request = ("Business trip: luxury 5-star hotel from Shanghai to Tokyo 2026-05-04 to 2026-05-08, budget 60000 CNY, "
+               "1 adult")
+    graded = {}
+    for user in ("alice", None):
+        deps.user = user
+        state = plan(request, deps)
+        graded[user] = {e["grade"] for e in state.policy_excesses or []}
+        log = next(e for e in state.decision_log if e.agent == "policy_check")
+        assert ("grade G5 (profile)" if user else "grade G1 (settings)") in log.evidence
+    assert graded == {"alice": {"G5"}, None: {"G1"}}

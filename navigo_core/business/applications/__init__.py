@@ -15,7 +15,7 @@
 * A draft missing a required field (:data:`REQUIRED_FIELDS`: ``Application.missing``) is "incomplete", never
   "within the policy", and :meth:`~ApplicationService.submit` refuses it (:class:`IncompleteApplication`).
 * :func:`policy_excesses` — the travel policy's excesses for a trip (``navigo_core.business.policy.check_trip``).
-* :func:`policy_and_grade` — the policy and the traveller's grade (:func:`requested_grade`, read by
+* :func:`policy_and_grade` — the policy and the traveller's grade (``navigo_core.business.policy.requested_grade``, read by
   ``TravelPolicy.resolve_grade``, the one reader of a grade).
 
 Errors are :class:`ApplicationError` (an ``InputError``) with i18n codes ``application.error.*``.
@@ -31,7 +31,6 @@ from navigo_core.business.applications.checks import (
     policy_and_grade,
     policy_excesses,
     require_policy,
-    requested_grade,
 )
 from navigo_core.business.applications.errors import (
     AmbiguousApplication,
@@ -49,6 +48,6 @@ __all__ = [
     "ACTIVE_STATUSES", "REQUIRED_FIELDS", "STATUSES", "AmbiguousApplication", "Application", "ApplicationError",
     "ApplicationService", "AuditEntry", "FieldChange", "IncompleteApplication", "PolicyExcess", "PolicyUnavailable",
     "audit_lines", "card_text", "extract_number", "extract_purpose", "fields_text", "policy_and_grade",
-    "policy_excesses", "require_policy", "requested_grade", "store_for", "user_of",
+    "policy_excesses", "require_policy", "store_for", "user_of",
     "department_of",
 ]

@@ -1,4 +1,5 @@
-"""An application's trip against the travel policy: the policy in force (fail closed), the traveller's grade,
+"""An application's trip against the travel policy: the policy in force (fail closed), the traveller's grade
+(:func:`~navigo_core.business.policy.requested_grade`),
 the excesses of a trip."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from navigo_core.business.applications.errors import PolicyUnavailable
 from navigo_core.business.applications.models import PolicyExcess
+from navigo_core.business.policy import requested_grade
 
 if TYPE_CHECKING:  # pragma: no cover
     from navigo_core.config import Settings
@@ -54,18 +56,9 @@ def policy_excesses(policy: Any, grade: str | None, *, cities: Iterable[str], st
     return list(out.values())
 
 
-def requested_grade(context: Any, message: str = "", policy: Any = None) -> str:
-    """The grade the traveller gave, as written ("" when none): stated in ``message`` ("我是经理级",
-    ``TravelPolicy.stated_grade``), else the conversation's (``context.subject["grade"]``, what the chat
-    remembered), else ``settings.employee_grade``. :meth:`TravelPolicy.resolve_grade` reads it."""
-    stated = policy.stated_grade(message) if policy is not None and message else None
-    subject = getattr(context, "subject", None) or {}
-    return str(stated or subject.get("grade") or getattr(getattr(context, "settings", None), "employee_grade", "")
-               or "").strip()
-
-
 def policy_and_grade(context: Any, message: str = "") -> tuple[Any, str, bool]:
-    """(policy, grade, grade_assumed): :func:`requested_grade` read by ``policy.resolve_grade`` (none or an
+    """(policy, grade, grade_assumed): :func:`~navigo_core.business.policy.requested_grade` (the message, the
+    conversation, the user's profile, the settings) read by ``policy.resolve_grade`` (none or an
     unknown one: the policy's default grade, assumed; say so with ``navigo_core.business.policy.grade_note``).
 
     Fail closed: without a readable policy (a missing or broken ``TRAVEL_POLICY_FILE``, even one deleted

@@ -11,7 +11,14 @@
 
 from __future__ import annotations
 
-from navigo_core.business.policy.checks import check_expense, check_trip, grade_note
+from navigo_core.business.policy.checks import (
+    GradeOrigin,
+    check_expense,
+    check_trip,
+    grade_note,
+    requested_grade,
+    requested_grade_origin,
+)
 from navigo_core.business.policy.loading import (
     DEFAULT_POLICY_FILE,
     default_policy,
@@ -31,6 +38,6 @@ from navigo_core.business.policy.models import (
     TravelPolicy,
 )
 
-__all__ = ["CABINS", "DEFAULT_POLICY_FILE", "SEATS", "AmountRule", "ClassRule", "Excess", "Grade", "PolicyError",
-           "Tier", "TravelPolicy", "check_expense", "check_trip", "default_policy", "grade_note", "load_policy",
-           "policy_for_settings", "policy_status"]
+__all__ = ["CABINS", "DEFAULT_POLICY_FILE", "SEATS", "AmountRule", "ClassRule", "Excess", "Grade", "GradeOrigin",
+           "PolicyError", "Tier", "TravelPolicy", "check_expense", "check_trip", "default_policy", "grade_note",
+           "load_policy", "policy_for_settings", "policy_status", "requested_grade", "requested_grade_origin"]

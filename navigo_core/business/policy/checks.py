@@ -16,6 +16,42 @@ from navigo_core.i18n import t
 Category = Literal["hotel", "meal", "transport", "flight", "train", "other"]
 
 
+#: Where :func:`requested_grade_origin` found the grade.
+GradeOrigin = Literal["message", "conversation", "profile", "settings", "none"]
+
+
+def requested_grade_origin(context: Any, message: str = "", policy: TravelPolicy | None = None) -> tuple[str, GradeOrigin]:
+    """The grade the traveller gave, as written ("" when none), and where it was found, the first of:
+
+    1. stated in ``message`` ("我是经理级": ``policy.stated_grade``);
+    2. the conversation's (``context.subject["grade"]``);
+    3. the signed-in user's kept one (``context.store.profiles.kept(context.user)``: given once, in an earlier
+       conversation; a store that cannot be read keeps nothing);
+    4. ``context.settings.employee_grade``.
+
+    ``context`` is anything with (some of) those attributes: a gate context, the planner's deps, a page's
+    context; a missing one is skipped. This is the one place that decides *which* grade a check is for;
+    :meth:`TravelPolicy.resolve_grade` then reads it (empty or unknown: the default grade, assumed)."""
+    stated = policy.stated_grade(message) if policy is not None and message else None
+    if stated:
+        return str(stated).strip(), "message"
+    subject = getattr(context, "subject", None) or {}
+    if str(subject.get("grade") or "").strip():
+        return str(subject["grade"]).strip(), "conversation"
+    profiles, user = getattr(getattr(context, "store", None), "profiles", None), getattr(context, "user", None)
+    if profiles is not None and user:
+        kept = str(profiles.kept(user).get("grade") or "").strip()
+        if kept:
+            return kept, "profile"
+    configured = str(getattr(getattr(context, "settings", None), "employee_grade", "") or "").strip()
+    return (configured, "settings") if configured else ("", "none")
+
+
+def requested_grade(context: Any, message: str = "", policy: TravelPolicy | None = None) -> str:
+    """The grade of :func:`requested_grade_origin`, without where it came from."""
+    return requested_grade_origin(context, message, policy)[0]
+
+
 def grade_note(policy: TravelPolicy, raw: str | None, lang: str = "en") -> str:
     """Why :meth:`TravelPolicy.resolve_grade` assumed the default grade for ``raw`` (none given, or not a grade
     of the policy), in ``lang``; "" when ``raw`` names a grade."""

@@ -7,8 +7,9 @@ Once the budget exists it checks, for the destination's city tier and the travel
 * daily food per traveller (amount / (days × travellers)) vs the meal allowance;
 * days between today and the start date vs the advance-booking rule.
 
-Grade: ``deps.settings.employee_grade`` read by ``TravelPolicy.resolve_grade`` (the one reader of a grade);
-unknown or empty: the policy's default grade, an assumption stated in the decision log. The policy file is
+Grade: ``navigo_core.business.policy.requested_grade`` of the deps (the user's kept grade: ``deps.user`` in
+``deps.store``'s profiles, else ``deps.settings.employee_grade``), read by ``TravelPolicy.resolve_grade`` (the one
+reader of a grade); unknown or empty: the policy's default grade, an assumption stated in the decision log. The policy file is
 ``deps.settings.travel_policy_file`` (no settings in the deps: the shipped policy); the global settings are
 never read here. A policy file that does not load gives no excesses and its error in the log.
 :func:`check_inputs` (what of the plan is checked) is shared with the travel application made from a plan
@@ -87,7 +88,7 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         return {"policy_excesses": [], **entry(NAME, deps, input_summary="travel policy",
                                               evidence=["no business-trip words in the request"],
                                               output_summary="leisure trip: the company travel policy does not apply")}
-    from navigo_core.business.policy import check_trip, grade_note, policy_status
+    from navigo_core.business.policy import check_trip, grade_note, policy_status, requested_grade_origin
 
     settings = getattr(deps, "settings", None)  # injected (make_planner_deps); never the global settings
     policy, error = policy_status(getattr(settings, "travel_policy_file", "") or None)
@@ -95,9 +96,9 @@ def run(state: PlannerState, deps: PlannerDeps) -> dict[str, Any]:
         return {"policy_excesses": [], **entry(NAME, deps, input_summary="travel policy", evidence=[error or ""],
                                               output_summary="policy not loaded; nothing checked",
                                               risk_flags=["POLICY_UNAVAILABLE"])}
-    raw_grade = str(getattr(settings, "employee_grade", "") or "").strip()
+    raw_grade, origin = requested_grade_origin(deps, "", policy)
     grade, assumed = policy.resolve_grade(raw_grade)
-    evidence = [f"assumption: {grade_note(policy, raw_grade, 'en')}" if assumed else f"grade {grade} (settings)"]
+    evidence = [f"assumption: {grade_note(policy, raw_grade, 'en')}" if assumed else f"grade {grade} ({origin})"]
     inputs, found = check_inputs(state, deps.today())
     city = inputs["city"]
     tier = policy.tier_of(city)
