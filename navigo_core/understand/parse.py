@@ -23,6 +23,7 @@ from navigo_core.i18n import detect_lang
 from navigo_core.limits import Limits, clip
 from navigo_core.limits import current as current_limits
 from navigo_core.providers.places import Place, PlaceProvider
+from navigo_core.providers.places.resolve import same_place
 from navigo_core.understand import dates as _dates
 from navigo_core.understand.interests import parse_interests
 from navigo_core.understand.models import Ambiguity, Money, ParsedRequest
@@ -265,16 +266,12 @@ _CHANGE_WORDS = re.compile(r"\b(?:actually|instead|rather|change|switch|make it|
                            r"不对|改成|改为|改去|改到|换成|换到|换去|其实|还是去|不去[^，。,.]{0,8}了|算了|而是")
 
 
-def _same_place(a: Place, b: Place) -> bool:
-    return (a.name, a.country) == (b.name, b.country) or (abs(a.lat - b.lat) < 0.05 and abs(a.lon - b.lon) < 0.05)
-
-
 def _destination_switch(previous: ParsedRequest, new: ParsedRequest, text: str, expect: str | None) -> Ambiguity | None:
     """A question when a later message names another destination than the one known, without saying it is a change
     and without being the answer to a destination question: "Should the trip go to Osaka instead of Kyoto?" (a
     name the user typed is never silently replaced by another one). None when the message settles it."""
     before, after = previous.destination, new.destination
-    if before is None or after is None or expect == "destination" or _same_place(before, after):
+    if before is None or after is None or expect == "destination" or same_place(before, after):
         return None
     if _CHANGE_WORDS.search(text):
         return None

@@ -30,7 +30,7 @@ from navigo_core.providers.places.base import Place, PlaceProvider
 from navigo_core.providers.places.gazetteer import has_cjk
 from navigo_core.providers.places.latlon import parse_latlon, place_to_text
 
-__all__ = ["resolve_place", "place_to_text", "dedupe_places", "qualified_example", "SAME_PLACE_M"]
+__all__ = ["resolve_place", "place_to_text", "dedupe_places", "qualified_example", "same_place", "SAME_PLACE_M"]
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +38,16 @@ SAME_PLACE_M = 1000.0  # two results with one label closer than this are one pla
 MAX_CANDIDATES = 10
 
 
+def same_place(a: Place, b: Place) -> bool:
+    """Whether ``a`` and ``b`` are one place: closer than :data:`SAME_PLACE_M`."""
+    return haversine_m(a.lat, a.lon, b.lat, b.lon) < SAME_PLACE_M
+
+
 def dedupe_places(places: list[Place]) -> list[Place]:
     """``places`` without repeats: a later result with the same label within :data:`SAME_PLACE_M` of an earlier one."""
     kept: list[Place] = []
     for p in places:
-        if not any(p.label == k.label and haversine_m(p.lat, p.lon, k.lat, k.lon) < SAME_PLACE_M for k in kept):
+        if not any(p.label == k.label and same_place(p, k) for k in kept):
             kept.append(p)
     return kept
 
