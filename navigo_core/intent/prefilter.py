@@ -12,6 +12,10 @@ The derivation is conservative: a pattern it cannot bound (``.*``, a negated or 
 character class, case-insensitive flags, an empty alternative) gets no literal set and
 always runs. So skipping never changes a result; ``tests/unit/test_prefilter.py`` checks
 that on every labelled sentence of the repository.
+
+:func:`top_level_alternatives` splits a pattern into its top-level branches: the rule set
+prefilters each branch of a rule's keyword on its own, so a rule with a hundred branches runs the
+few whose literals occur, not its whole alternation.
 """
 
 from __future__ import annotations
@@ -95,6 +99,68 @@ def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
     return frozenset(got) if got and all(got) else None
 
 
+def top_level_alternatives(pattern: str) -> list[str]:
+    """``pattern`` split at its top-level ``|`` (outside groups, character classes and escapes): a text matches
+    ``pattern`` exactly when it matches one of the parts, so each part can be prefiltered on its own (a rule
+    whose one branch has no literal then no longer runs all its branches on every message)."""
+    parts: list[str] = []
+    depth, start, i, n = 0, 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":  # a class: "]" right after "[" or "[^" is a member
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    if len(parts) == 1:
+        inner = _unwrapped(pattern)
+        return [pattern] if inner is None else top_level_alternatives(inner)
+    return [q for part in parts for q in top_level_alternatives(part)]
+
+
+def _unwrapped(pattern: str) -> str | None:
+    """``X`` when ``pattern`` is one non-capturing group ``(?:X)`` and nothing else, else None."""
+    if not (pattern.startswith("(?:") and pattern.endswith(")")):
+        return None
+    depth, i, n = 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return pattern[3:-1] if i == n - 1 else None
+        i += 1
+    return None
+
+
 class Prefilter:
     """Built once from patterns (None entries always run); :meth:`candidates` gives the indexes
     of the patterns that can match a text."""
@@ -127,4 +193,4 @@ class Prefilter:
         return found
 
 
-__all__ = ["Prefilter", "required_literals"]
+__all__ = ["Prefilter", "required_literals", "top_level_alternatives"]

@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from navigo_core.intent.prefilter import Prefilter
+from navigo_core.intent.prefilter import Prefilter, top_level_alternatives
 from navigo_core.intent.taxonomy import DATA_DIR, is_known
 
 RULES_FILE = DATA_DIR / "rules.yaml"
@@ -205,8 +205,21 @@ class RuleSet:
         self.switch = switch
         self.off_topic = tuple(off_topic)
         self._by_id = {r.id: r for r in self.rules}
-        # which rules and categories can match a message at all (one pass; see prefilter.py)
-        self._rule_filter = Prefilter([r.keyword for r in self.rules])
+        # which rules and categories can match a message at all (one pass; see prefilter.py). A rule's keyword
+        # is prefiltered branch by branch (its top-level alternatives): only the branches whose literals occur
+        # are searched, not the whole alternation (the keyword matches exactly when one branch does)
+        self._branches: list[re.Pattern[str]] = []
+        self._branch_owner: list[int] = []
+        self._branches_of: dict[int, tuple[int, ...]] = {}
+        for i, r in enumerate(self.rules):
+            if r.keyword is None:
+                continue
+            start = len(self._branches)
+            self._branches += [re.compile(b, r.keyword.flags) for b in top_level_alternatives(r.keyword.pattern)]
+            self._branch_owner += [i] * (len(self._branches) - start)
+            self._branches_of[i] = tuple(range(start, len(self._branches)))
+        self._no_keyword = frozenset(i for i, r in enumerate(self.rules) if r.keyword is None)
+        self._branch_filter = Prefilter(self._branches)
         self._topic_filter = Prefilter([c.pattern for c in self.off_topic])
 
     @classmethod
@@ -266,14 +279,15 @@ class RuleSet:
             return RuleOutcome(None, "empty message"), []
         norm = normalize(text) if norm is None else norm
         marked = self.markers is not None and self.markers.search(norm) is not None
-        possible = self._rule_filter.candidates(norm)
+        branches = self._branch_filter.candidates(norm)
         matched: list[Rule] = []
-        for i, r in enumerate(self.rules):
+        for i in self._possible(branches):
+            r = self.rules[i]
             if matched and not (collect or marked):
                 break
-            if i not in possible or (r.check is not None and matched and not marked):
+            if r.check is not None and matched and not marked:
                 continue
-            if r.matches(norm, text):
+            if self._matches(i, norm, text, branches):
                 matched.append(r)
         if not matched:
             return RuleOutcome(None, "no rule matched"), []
@@ -289,8 +303,21 @@ class RuleSet:
     def all_matches(self, text: str) -> list[Rule]:
         """Every rule that matches (for analysis and the Router lab), in priority order."""
         norm = normalize(text)
-        possible = self._rule_filter.candidates(norm)
-        return [r for i, r in enumerate(self.rules) if i in possible and r.matches(norm, text)]
+        branches = self._branch_filter.candidates(norm)
+        return [self.rules[i] for i in self._possible(branches) if self._matches(i, norm, text, branches)]
+
+    def _possible(self, branches: set[int]) -> list[int]:
+        """The indexes, in priority order, of the rules that can match given the keyword branches that can."""
+        return sorted({self._branch_owner[j] for j in branches} | self._no_keyword)
+
+    def _matches(self, i: int, norm: str, text: str, branches: set[int]) -> bool:
+        """``self.rules[i].matches(norm, text)``, searching only the keyword branches in ``branches``."""
+        r = self.rules[i]
+        if r.keyword is not None and not any(self._branches[j].search(norm) for j in self._branches_of[i] if j in branches):
+            return False
+        if r.negative is not None and r.negative.search(norm) is not None:
+            return False
+        return r.check is None or bool(r.check(text))
 
     def is_switch(self, text: str) -> bool:
         """True when the message clearly leaves the current dialogue ("never mind", "换个话题")."""

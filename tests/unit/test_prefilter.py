@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from navigo_core.intent.prefilter import Prefilter, required_literals
+from navigo_core.intent.prefilter import Prefilter, required_literals, top_level_alternatives
 from navigo_core.intent.rules import compile_pattern, default_rules, normalize
 
 pytestmark = pytest.mark.usefixtures("no_internet")
@@ -81,3 +81,28 @@ def test_prefiltered_rules_find_what_all_rules_find_on_every_labelled_sentence()
         if (got.name if got else None) != topic:
             differ.append(text)
     assert differ == []
+
+
+@pytest.mark.parametrize("pattern, parts", [
+    (r"a|b(c|d)", ["a", "b(c|d)"]),
+    (r"(?:a|b)|(?:c)", ["a", "b", "c"]),  # the rule file's "(?:line)|(?:line)" joins, unwrapped
+    (r"[|]x|\||[]|]h", ["[|]x", r"\|", "[]|]h"]),  # a "|" in a class or escaped does not split
+    (r"(?:a)(?:b)", ["(?:a)(?:b)"]),  # two groups side by side are one branch
+    (r"(?:a|b)c", ["(?:a|b)c"]),
+])
+def test_top_level_alternatives(pattern: str, parts: list[str]) -> None:
+    assert top_level_alternatives(pattern) == parts
+
+
+def test_every_rule_keyword_is_the_union_of_its_branches() -> None:
+    """Each rule's keyword splits into branches that compile, and a message matches the keyword exactly
+    when it matches one branch (checked on the rule examples)."""
+    rules = default_rules()
+    texts = [normalize(t) for t in _sentences()[:3000]]
+    for rule in rules.rules:
+        if rule.keyword is None:
+            continue
+        branches = [re.compile(b, rule.keyword.flags) for b in top_level_alternatives(rule.keyword.pattern)]
+        assert branches
+        for norm in texts:
+            assert (rule.keyword.search(norm) is not None) == any(b.search(norm) for b in branches), (rule.id, norm)
