@@ -280,7 +280,8 @@ def _destination_switch(previous: ParsedRequest, new: ParsedRequest, text: str, 
     lang = previous.lang if previous.lang in ("en", "zh") else "en"
     a, b = _option_text(after, lang), _option_text(before, lang)
     return Ambiguity(field="destination", text=new.destination_text or a, reason="understand.amb.destination_switch",
-                     candidates=[a, b], places=[after, before])
+                     candidates=[a, b], places=[after, before],  # the question names them short
+                     params={"a": after.display_name(lang), "b": before.display_name(lang)})
 
 
 def update_request(previous: ParsedRequest, text: str, *, today: date, places: PlaceProvider | None = None,

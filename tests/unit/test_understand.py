@@ -255,6 +255,10 @@ def test_another_city_in_a_later_message_is_a_question_not_a_new_destination(fir
     amb = asked.ambiguity("destination")
     assert asked.destination.name == kept and amb is not None and amb.reason == "understand.amb.destination_switch"
     assert len(amb.candidates) == 2 and amb.places[1].name == kept and amb.text in amb.candidates[0]
+    from navigo_core.i18n import t
+
+    question = t(amb.reason, r.lang, text=amb.text, **amb.params)
+    assert amb.places[1].display_name(r.lang) in question and amb.candidates[1] not in question  # short names
     stay = update_request(asked, amb.candidates[1], today=TODAY, expect="destination")
     assert stay.destination.name == kept and stay.ambiguity("destination") is None
     go = update_request(asked, amb.candidates[0], today=TODAY, expect="destination")
