@@ -153,10 +153,10 @@ if pending is not None:
         # this run can then never lose what was typed.
         if isinstance(pending, tuple):
             action, tid = pending
-            reply = (service.retry(tid, department=USER.department) if action == "__retry__"
-                     else service.continue_offline(tid, department=USER.department))
+            reply = (service.retry(tid, department=USER.department, name=USER.name) if action == "__retry__"
+                     else service.continue_offline(tid, department=USER.department, name=USER.name))
         else:
-            reply = service.send(thread_id, pending, owner=owner, department=USER.department)
+            reply = service.send(thread_id, pending, owner=owner, department=USER.department, name=USER.name)
             with st.chat_message("user"):
                 show(pending, user=True)
         with st.chat_message("assistant"):

@@ -169,30 +169,32 @@ class ChatService:
 
     # --- messages ---
 
-    def send(self, thread_id: str, text: str, *, owner: str | None = None, department: str = "") -> ChatReply:
+    def send(self, thread_id: str, text: str, *, owner: str | None = None, department: str = "",
+             name: str = "") -> ChatReply:
         """Answer one user message (see the module doc for the order of the steps).
 
         A message over the length limit raises ``InputError("limits.message_too_long")`` before
         anything is stored or routed. With ``owner``, a thread from :meth:`draft_thread` is stored
         together with its first message (never empty); another owner's thread raises ChatError. The scenes act
-        for the thread's owner (``GateContext.user``; ``department``: theirs, stored on what they create)."""
+        for the thread's owner (``GateContext.user``; ``department`` and ``name``: theirs, stored on what they
+        create: the name is the traveller of an application, not the id an identity provider gave)."""
         check_message(text, Limits.from_settings(self.settings))  # (0) nothing stored half-way, no rule runs on it
         try:
             self.store.threads.add_message(thread_id, "user", text, owner=owner)  # (1) before anything runs
         except KeyError as exc:
             raise ChatError("chat.no_thread") from exc
-        return self._answer(thread_id, text, department)
+        return self._answer(thread_id, text, department, name)
 
-    def retry(self, thread_id: str, *, department: str = "") -> ChatReply:
+    def retry(self, thread_id: str, *, department: str = "", name: str = "") -> ChatReply:
         """Run the last user message again (after an error); it is not saved a second time."""
-        return self._answer(thread_id, self._last_user_text(thread_id), department)
+        return self._answer(thread_id, self._last_user_text(thread_id), department, name)
 
-    def continue_offline(self, thread_id: str, *, department: str = "") -> ChatReply:
+    def continue_offline(self, thread_id: str, *, department: str = "", name: str = "") -> ChatReply:
         """Switch the thread's clarification to offline mode and answer the last user message with it."""
         text = self._last_user_text(thread_id)
         state = self.clarify_state(thread_id)
         if state is None or not state.active:
-            return self._answer(thread_id, text, department)
+            return self._answer(thread_id, text, department, name)
         state = state.model_copy(update={"mode": "offline"})
         return self._clarify(thread_id, text, state, self._resume_decision(text))
 
@@ -202,7 +204,7 @@ class ChatService:
             raise ChatError("chat.no_message")
         return users[-1]["content"]
 
-    def _answer(self, thread_id: str, text: str, department: str = "") -> ChatReply:
+    def _answer(self, thread_id: str, text: str, department: str = "", name: str = "") -> ChatReply:
         lang = detect_lang(text, default=getattr(self.settings, "default_language", "en"))
         try:
             flags = scan_input(text, llm=self.llm if self.scan_with_llm else None)  # (2) risk guard
@@ -231,7 +233,7 @@ class ChatService:
             active = ActiveFlow(flow_id=TRIP_FLOW, scene_id=TRIP_SCENE) if clarifying else (
                 ActiveFlow(**flow) if flow else None)
             context = replace(self.gate_context, active_flow=active, store=self.store, subject=subject,
-                              user=owner, user_department=department)
+                              user=owner, user_department=department, user_name=name)
             decision = gate_classify(text, context)
             if clarifying and clarify is not None and decision.step == "resume":
                 return self._clarify(thread_id, text, clarify, decision)

@@ -344,6 +344,7 @@ class GateContext:
     # scenes that keep records act for them only, and without one they refuse (business.applications.user_of)
     user: str | None = None
     user_department: str = ""  # that user's department (stored on the applications they create)
+    user_name: str = ""  # that user's display name: the traveller of the applications they create (else their id)
     # what the conversation is about so far, e.g. {"application": "TA-2026-0001"} once one was drafted or
     # named: "改到下周" in that thread changes that application
     subject: dict[str, Any] = field(default_factory=dict)

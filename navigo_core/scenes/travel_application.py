@@ -157,7 +157,8 @@ def _create(message: str, context: GateContext, lang: str) -> SceneReply:
     service = ApplicationService(store_for(context), settings=context.settings)
     try:
         app = service.create_from_text(message, owner=user_of(context), places=_places(context), today=date.today(),
-                                       policy=policy, grade=grade, owner_department=department_of(context))
+                                       policy=policy, grade=grade, owner_department=department_of(context),
+                                       traveller=context.user_name or None)
     except NavigoError as exc:
         if exc.code == "application.error.no_city":
             return _reply(t("application.scene.ask_destination", lang), lang, asks=True,

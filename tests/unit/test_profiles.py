@@ -117,3 +117,19 @@ def test_the_plan_policy_check_uses_the_users_kept_grade(tmp_path: Path) -> None
         log = next(e for e in state.decision_log if e.agent == "policy_check")
         assert ("grade G5 (profile)" if user else "grade G1 (settings)") in log.evidence
     assert graded == {"alice": {"G5"}, None: {"G1"}}
+
+
+def test_an_application_made_in_the_chat_names_the_user_not_their_id() -> None:
+    """With an identity provider the owner is an opaque ``sub``; the traveller on the card is the user's name."""
+    store = Store.from_url("sqlite:///:memory:")
+    settings = Settings(llm_api_key="", employee_grade="G2")
+    chat = ChatService(store, settings, gate_context=make_gate_context(settings), places=GazetteerPlaceProvider(),
+                       today=date(2026, 3, 10))
+    sub = "0f3c9a7e-5b1d-4c2a-9e8f-1a2b3c4d5e6f"
+    thread = chat.new_thread(sub)
+    chat.send(thread, "申请5月10日到12日去北京出差，拜访客户", department="Sales", name="Alice Chen")
+    anonymous = chat.new_thread("bob")
+    chat.send(anonymous, "申请5月10日到12日去北京出差，拜访客户")
+    mine, his = ApplicationService(store).list(sub), ApplicationService(store).list("bob")
+    assert [a.traveller for a in mine] == ["Alice Chen"] and mine[0].owner == sub
+    assert [a.traveller for a in his] == ["bob"]  # no name given: the id, as before
