@@ -294,3 +294,19 @@ if S.get("reimb.checking"):
                 st.markdown(f"**{tr('reimb.page.outside')}**: {listing(summary.outside)}")
             if all(c.ok for c in checked):
                 st.success(tr("reimb.page.all_ok"), icon="✅")
+
+# ---------- the user's saved claims (newest first) ----------
+with st.expander(tr("reimb.page.history"), key="reimb_history_box"):
+    try:
+        saved_claims: list[dict[str, Any]] = store().claims.list(USER.id)
+    except NavigoError as exc:
+        show_error(exc)
+        saved_claims = []
+    if not saved_claims:
+        st.caption(tr("reimb.page.history_empty"))
+    else:
+        st.dataframe(pd.DataFrame([{
+            tr("reimb.page.col.saved"): f"{c['created_at']:%Y-%m-%d %H:%M}",
+            tr("reimb.page.application"): c.get("application_number") or tr("reimb.page.no_application"),
+            tr("reimb.page.total"): f"{float(c['total'] or 0):,.2f} {c.get('currency') or ''}".strip(),
+            "id": c["id"]} for c in saved_claims]), hide_index=True)

@@ -97,5 +97,15 @@ def test_policy_plan_apply_approve_query_claim(app_server: AppServer, offline_pa
     summary = page.locator(".st-key-reimb_summary_box")
     expect(summary).to_contain_text("over by 400.00 CNY")
     assert summary.inner_text().count("over by") == 1  # exactly one excess
+    history = page.locator(".st-key-reimb_history_box")
+    history.locator("summary").click()
+    expect(history).to_contain_text("No claim saved yet.")
+    page.locator(".st-key-reimb_save button").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Claim saved (")).to_be_visible()
+    history = page.locator(".st-key-reimb_history_box")
+    if not history.locator("[data-testid='stDataFrame']").is_visible():
+        history.locator("summary").click()
+    expect(history.locator("[data-testid='stDataFrame']")).to_be_visible()  # the claim just saved, listed
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     assert offline_page.external == [], offline_page.external
