@@ -133,3 +133,26 @@ def test_an_application_made_in_the_chat_names_the_user_not_their_id() -> None:
     mine, his = ApplicationService(store).list(sub), ApplicationService(store).list("bob")
     assert [a.traveller for a in mine] == ["Alice Chen"] and mine[0].owner == sub
     assert [a.traveller for a in his] == ["bob"]  # no name given: the id, as before
+
+
+def test_a_plan_without_an_origin_starts_from_the_users_home_city(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    from navigo_core.planner.supervisor import make_planner_deps, plan
+
+    store = Store.from_url(f"sqlite:///{tmp_path / 'p.db'}")
+    store.profiles.remember("alice", home_city="上海")
+    deps = make_planner_deps(Settings(llm_api_key="", _env_file=None), store=store,
+                             clock=lambda: datetime(2026, 5, 1, 9, tzinfo=timezone.utc))
+    text = "Trip to Beijing 2026-05-10 to 2026-05-12, 1 adult, budget 6000 CNY"
+    deps.user = "alice"
+    state = plan(text, deps)
+    req = state.parsed_request
+    assert req is not None and req.origin is not None and req.origin.name == "Shanghai"
+    assert req.sources["origin"] == "profile"
+    log = next(e for e in state.decision_log if e.agent == "requirement_parser")
+    assert any("home city" in line for line in log.evidence)
+    assert plan("Trip from Nanjing to Beijing 2026-05-10 to 2026-05-12, 1 adult", deps).parsed_request.origin.name == "Nanjing"
+    assert plan("Trip to Shanghai 2026-05-10 to 2026-05-12, 1 adult", deps).parsed_request.origin is None  # home is there
+    deps.user = None
+    assert plan(text, deps).parsed_request.origin is None  # nobody's profile: the origin stays open
