@@ -34,7 +34,7 @@ USER = require_login()  # plans are the signed-in user's: saved, listed and open
 
 
 def _deps():
-    """The planner's deps for the signed-in user (the policy check reads their kept grade)."""
+    """The planner's deps for the signed-in user (their kept grade and home city are read from their profile)."""
     return replace(planner_deps(), user=USER.id)
 
 

@@ -99,12 +99,11 @@ def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
     return frozenset(got) if got and all(got) else None
 
 
-def top_level_alternatives(pattern: str) -> list[str]:
-    """``pattern`` split at its top-level ``|`` (outside groups, character classes and escapes): a text matches
-    ``pattern`` exactly when it matches one of the parts, so each part can be prefiltered on its own (a rule
-    whose one branch has no literal then no longer runs all its branches on every message)."""
-    parts: list[str] = []
-    depth, start, i, n = 0, 0, 0, len(pattern)
+def _structure(pattern: str) -> list[tuple[int, str, int]]:
+    """``(index, char, depth)`` of the group parentheses and ``|`` of ``pattern`` (escapes and character
+    classes skipped; ``depth`` is the nesting before the character)."""
+    out: list[tuple[int, str, int]] = []
+    depth, i, n = 0, 0, len(pattern)
     while i < n:
         c = pattern[i]
         if c == "\\":
@@ -118,47 +117,27 @@ def top_level_alternatives(pattern: str) -> list[str]:
                 i += 1
             while i < n and pattern[i] != "]":
                 i += 2 if pattern[i] == "\\" else 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
+        elif c in "()|":
+            out.append((i, c, depth))
+            depth += {"(": 1, ")": -1, "|": 0}[c]
         i += 1
-    parts.append(pattern[start:])
-    if len(parts) == 1:
-        inner = _unwrapped(pattern)
-        return [pattern] if inner is None else top_level_alternatives(inner)
-    return [q for part in parts for q in top_level_alternatives(part)]
+    return out
 
 
-def _unwrapped(pattern: str) -> str | None:
-    """``X`` when ``pattern`` is one non-capturing group ``(?:X)`` and nothing else, else None."""
-    if not (pattern.startswith("(?:") and pattern.endswith(")")):
-        return None
-    depth, i, n = 0, 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i += 1
-            if i < n and pattern[i] == "^":
-                i += 1
-            if i < n and pattern[i] == "]":
-                i += 1
-            while i < n and pattern[i] != "]":
-                i += 2 if pattern[i] == "\\" else 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return pattern[3:-1] if i == n - 1 else None
-        i += 1
-    return None
+def top_level_alternatives(pattern: str) -> list[str]:
+    """``pattern`` split at its top-level ``|`` (outside groups, character classes and escapes), a pattern that is
+    one non-capturing group ``(?:X)`` split inside: a text matches ``pattern`` exactly when it matches one of the
+    parts, so each part can be prefiltered on its own (a rule whose one branch has no literal then no longer runs
+    all its branches on every message)."""
+    marks = _structure(pattern)
+    cuts = [i for i, c, depth in marks if c == "|" and depth == 0]
+    if cuts:
+        bounds = [-1, *cuts, len(pattern)]
+        return [q for a, b in zip(bounds, bounds[1:]) for q in top_level_alternatives(pattern[a + 1:b])]
+    closes = [i for i, c, depth in marks if c == ")" and depth == 1]
+    if pattern.startswith("(?:") and closes and closes[0] == len(pattern) - 1:  # one group, nothing else
+        return top_level_alternatives(pattern[3:-1])
+    return [pattern]
 
 
 class Prefilter:

@@ -93,6 +93,10 @@ class Rule:
         """``norm`` must already be :func:`normalize`\\ d; ``text`` (the message as typed) goes to the check."""
         if self.keyword is not None and self.keyword.search(norm) is None:
             return False
+        return self.accepts(norm, text)
+
+    def accepts(self, norm: str, text: str | None = None) -> bool:
+        """The rest of :meth:`matches` once the keyword matched: no negative matches, the check passes."""
         if self.negative is not None and self.negative.search(norm) is not None:
             return False
         return self.check is None or bool(self.check(norm if text is None else text))
@@ -315,9 +319,7 @@ class RuleSet:
         r = self.rules[i]
         if r.keyword is not None and not any(self._branches[j].search(norm) for j in self._branches_of[i] if j in branches):
             return False
-        if r.negative is not None and r.negative.search(norm) is not None:
-            return False
-        return r.check is None or bool(r.check(text))
+        return r.accepts(norm, text)
 
     def is_switch(self, text: str) -> bool:
         """True when the message clearly leaves the current dialogue ("never mind", "换个话题")."""

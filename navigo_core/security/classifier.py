@@ -22,7 +22,6 @@ import json
 import math
 import zipfile
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -108,10 +107,8 @@ class InjectionModel:
             raise ValueError("injection model does not match navigo_core.security.features (retrain: make model)")
         self.thresholds: dict[str, float] = {k: float(v) for k, v in meta.get("thresholds", {}).items()}
 
-    def decision(self, prepared: list[str], raws: Sequence[str | None] | None = None,
-                 dense: np.ndarray | None = None) -> np.ndarray:
-        """Logits of already :func:`prepare`-d texts (``raws``: the :func:`crop_raw` originals, for the
-        decoded views of the concept features; ``dense``: their :func:`dense_features`, when already known)."""
+    def decision(self, prepared: list[str], dense: np.ndarray) -> np.ndarray:
+        """Logits of already :func:`prepare`-d texts whose :func:`dense_features` are the rows of ``dense``."""
         out = np.full(len(prepared), self.bias, dtype=np.float64)
         for b in self.blocks:
             counts = hashed_counts(b.vectorizer, prepared)
@@ -124,9 +121,6 @@ class InjectionModel:
                 norm = math.sqrt(float(vals @ vals))
                 out[r] += float(vals @ b.weight[cols]) / norm
         if prepared:
-            if dense is None:
-                dense = np.vstack([dense_features(p, raws[r] if raws is not None else None)
-                                   for r, p in enumerate(prepared)])
             out += (expand_dense(dense, prepared, self.dense_by_lang) @ self.dense_w) * self.dense_scale
         return out
 
@@ -150,7 +144,7 @@ class InjectionModel:
             dense[r] = dense_features(p, crop_raw(t))
         for r, (i, part) in enumerate(zip(owner, parts)):
             dense[len(prepared) + r] = dense_features(part, None, dense[i, :N_CONCEPTS] > 0)
-        both = self.decision(prepared + parts, None, dense)
+        both = self.decision(prepared + parts, dense)
         logits = both[: len(prepared)].copy()
         if parts:
             np.maximum.at(logits, np.array(owner), both[len(prepared):])
