@@ -16,7 +16,9 @@ Sets (recall on attacks, false positives on benign text, per language and per at
   attacks), the odd
   rows of ``tests/data/injection_benign_fresh.jsonl`` (the even rows and ``injection_benign_fresh3.jsonl`` calibrate the threshold; the odd
   rows' false positives were read in round 4, so they are a development half now) and
-  ``tests/data/injection_benign_fresh2.jsonl`` (600 ordinary requests written blind; the held-out benign set).
+  ``tests/data/injection_benign_fresh2.jsonl`` (600 ordinary requests written blind; held out until every model
+  had to pass it, a gate since round 5) and ``injection_benign_fresh4.jsonl`` (600 more, written blind in round 7:
+  the held-out benign set).
 * the project's labelled sets (every other ``tests/data/*.jsonl``; some were training rows).
 
 Latency: p50 / p99 per message on one thread (threadpoolctl), rules, classifier, both.
@@ -87,7 +89,8 @@ def _retrain(rows: list[dict], tmp: Path):
 
 def _base_rows(with_dev: bool) -> list[dict]:
     """Training rows of the shipped recipe except train.jsonl (own rows, repo benign, licensed dev)."""
-    rows = [{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "own"} for r in T.own_rows(ROOT)]
+    rows = [{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "own", "origin": r["origin"]}
+            for r in T.own_rows(ROOT)]
     for pattern in T.REPO_BENIGN_TRAIN:
         for path in sorted((ROOT / "tests" / "data").glob(pattern)):
             rows += [{"text": r["text"], "label": 0, "lang": T._row_lang(r), "group": "repo"} for r in _jsonl(path)]
@@ -222,6 +225,12 @@ def main() -> int:
             rows = [dict(r, label=0) for r in _jsonl(fresh_b2)]
             _tables("injection_benign_fresh2.jsonl (600 ordinary requests written blind, never trained or "
                     "calibrated on), shipped model", rows, _decide(shipped, rows))
+            all_texts += [r["text"] for r in rows]
+        fresh_b4 = ROOT / "tests" / "data" / "injection_benign_fresh4.jsonl"
+        if fresh_b4.exists():  # written blind during round 7, after fresh2 had become a gate; never trained on
+            rows = [dict(r, label=0) for r in _jsonl(fresh_b4)]
+            _tables("injection_benign_fresh4.jsonl (600 ordinary requests written blind in round 7, 120 per language "
+                    "with trigger words; never trained or calibrated on), shipped model", rows, _decide(shipped, rows))
             all_texts += [r["text"] for r in rows]
         print("### Project labelled sets (benign), shipped model\n")
         print("| set | rows | trained on | " + " | ".join(f"{k} FP" for k in LAYERS) + " |\n|---|---|---|"

@@ -74,6 +74,11 @@ CONFIG: dict = {
     # own-written rows (augment.py, own_attacks.jsonl, own_benign.jsonl) count twice: closest to what the
     # product receives (hijacks appended to real requests, injections inside documents, hard benign text)
     "group_weight": {"own": 2.0},
+    # round 7's Chinese safety quizzes and small talk (one narrow family) count like public rows: at the own weight
+    # the round's rows lowered the Chinese attack scores around the threshold (own fresh attacks zh 163 -> 157 of
+    # 210; at this weight 160, the dev false positives the same). Its English half (own_round7_en.jsonl) is not
+    # trained on: it lifted one blind ordinary English request over the threshold (EXPERIMENTS.md, round 7)
+    "origin_weight": {"own_round7_zh.jsonl": 0.5},
     # English texts also score as their most suspicious sentence (an instruction appended to, or hidden
     # inside, ordinary text); measured no gain for Chinese, so Chinese texts score as a whole
     "segments": {"max_segments": 8, "min_chars": 24, "langs": ["en"]},
@@ -85,7 +90,8 @@ CONFIG: dict = {
 
 #: Own-written rows (fields text, label 1/0, lang, subtype), written for this project without reading the
 #: evaluation files; see training/injection/LICENSES.md.
-OWN_FILES = ("own_attacks.jsonl", "own_benign.jsonl", "own_long.jsonl", "own_round5.jsonl", "own_round5b.jsonl")
+OWN_FILES = ("own_attacks.jsonl", "own_benign.jsonl", "own_long.jsonl", "own_round5.jsonl", "own_round5b.jsonl",
+             "own_round7_zh.jsonl")
 #: Project sets used as benign *training* rows (the rest of tests/data stays untrained).
 REPO_BENIGN_TRAIN = ("routing_tune*.jsonl", "calibration.jsonl", "out_of_scope_train*.jsonl")
 #: Evaluation-only injection files (never trained on; the benign one's even rows calibrate the threshold).
@@ -148,7 +154,7 @@ def load_training_rows(root: Path = ROOT) -> list[dict]:
                 label = 1 if label in (1, "1", "malicious") else 0
                 rows.append({"text": r["text"], "label": label, "lang": _row_lang(r), "group": group})
     for r in own_rows(root):
-        rows.append({"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "own"})
+        rows.append({"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "own", "origin": r["origin"]})
     for pattern in REPO_BENIGN_TRAIN:
         for path in sorted((root / "tests" / "data").glob(pattern)):
             for r in _jsonl(path):
@@ -158,10 +164,13 @@ def load_training_rows(root: Path = ROOT) -> list[dict]:
 
 def sample_weights(rows: list[dict], config: dict = CONFIG) -> np.ndarray:
     """Per-row training weight: ``config["group_weight"]`` by the row's group (public / dev / own / repo;
-    1.0 when absent) times ``config["lang_weight"]`` by its language."""
+    1.0 when absent) times ``config["origin_weight"]`` by the own file it came from times ``config["lang_weight"]``
+    by its language."""
     gw = config.get("group_weight") or {}
+    ow = config.get("origin_weight") or {}
     lw = config.get("lang_weight") or {}
-    return np.array([float(gw.get(r.get("group", "public"), 1.0)) * float(lw.get(r["lang"], 1.0)) for r in rows])
+    return np.array([float(gw.get(r.get("group", "public"), 1.0)) * float(ow.get(r.get("origin", ""), 1.0))
+                     * float(lw.get(r["lang"], 1.0)) for r in rows])
 
 
 def labelled_benign_rows(root: Path = ROOT, include_fresh_calibration: bool = True) -> list[dict]:

@@ -112,6 +112,20 @@ def test_false_positives_on_the_blind_benign_set():
         assert flagged / len(texts) <= 0.01, (lang, flagged)
 
 
+def test_false_positives_on_the_second_blind_benign_set():
+    """injection_benign_fresh4.jsonl: 600 more ordinary requests (300 en, 300 zh; 120 per language with trigger
+    words) written blind in round 7, after fresh2 had become a gate every model must pass; never trained or
+    calibrated on. Measured once, rules and classifier together: 4/300 en (2 of them by the rules) and 0/300 zh,
+    the same under the round-5 and the round-7 models. The target is 1 %; English misses it by one row, so this
+    test is a regression ceiling, not the target."""
+    rows = _rows(DATA / "injection_benign_fresh4.jsonl")
+    for lang, ceiling in (("en", 4), ("zh", 1)):
+        texts = [r["text"] for r in rows if r["lang"] == lang]
+        assert len(texts) == 300
+        flagged = sum(bool(detect_prompt_injection(t)) for t in texts)
+        assert flagged <= ceiling, (lang, flagged)
+
+
 def test_the_calibration_sets_hold_the_threshold() -> None:
     """Round 5 calibrates on the even rows of injection_benign_fresh.jsonl and all of injection_benign_fresh3.jsonl
     (600 ordinary requests written blind, 300 per language): at most 0.25 % of those 480 rows per language score
