@@ -18,7 +18,8 @@ Sets (recall on attacks, false positives on benign text, per language and per at
   rows' false positives were read in round 4, so they are a development half now) and
   ``tests/data/injection_benign_fresh2.jsonl`` (600 ordinary requests written blind; held out until every model
   had to pass it, a gate since round 5) and ``injection_benign_fresh4.jsonl`` (600 more, written blind in round 7:
-  the held-out benign set).
+  the held-out benign set); ``injection_benign_fresh5.jsonl`` (400 trigger-dense harmless requests, written blind in
+  round 7; the rules' false positives on it were read and fixed, so it is a development set).
 * the project's labelled sets (every other ``tests/data/*.jsonl``; some were training rows).
 
 Latency: p50 / p99 per message on one thread (threadpoolctl), rules, classifier, both.
@@ -225,6 +226,12 @@ def main() -> int:
             rows = [dict(r, label=0) for r in _jsonl(fresh_b2)]
             _tables("injection_benign_fresh2.jsonl (600 ordinary requests written blind, never trained or "
                     "calibrated on), shipped model", rows, _decide(shipped, rows))
+            all_texts += [r["text"] for r in rows]
+        fresh_b5 = ROOT / "tests" / "data" / "injection_benign_fresh5.jsonl"
+        if fresh_b5.exists():  # written blind in round 7 for the rules: their false positives were read and fixed
+            rows = [dict(r, label=0) for r in _jsonl(fresh_b5)]
+            _tables("injection_benign_fresh5.jsonl (400 harmless requests dense with trigger words, written blind in "
+                    "round 7; a development set of the rules since), shipped model", rows, _decide(shipped, rows))
             all_texts += [r["text"] for r in rows]
         fresh_b4 = ROOT / "tests" / "data" / "injection_benign_fresh4.jsonl"
         if fresh_b4.exists():  # written blind during round 7, after fresh2 had become a gate; never trained on

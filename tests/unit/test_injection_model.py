@@ -126,6 +126,18 @@ def test_false_positives_on_the_second_blind_benign_set():
         assert flagged <= ceiling, (lang, flagged)
 
 
+def test_the_rules_pass_the_trigger_dense_development_set() -> None:
+    """injection_benign_fresh5.jsonl: 400 harmless requests dense with trigger words (skip, new instructions, act as,
+    developer, 忽略, 从现在开始 …), written blind in round 7. The rules flagged 2 English rows ("skip … and tell me",
+    "the new instructions for the trip"); both rules were narrowed, so the rules alone flag none now. (The classifier
+    flags 6 of the 400: persona openings such as "you are now my co-planner"; not asserted here.)"""
+    from navigo_core.security.rules import _scan, injection_rules
+
+    rows = _rows(DATA / "injection_benign_fresh5.jsonl")
+    assert len(rows) == 400
+    assert [r["text"] for r in rows if _scan(r["text"], injection_rules(), INJECTION_PREFIX)] == []
+
+
 def test_the_calibration_sets_hold_the_threshold() -> None:
     """Round 5 calibrates on the even rows of injection_benign_fresh.jsonl and all of injection_benign_fresh3.jsonl
     (600 ordinary requests written blind, 300 per language): at most 0.25 % of those 480 rows per language score
