@@ -115,11 +115,10 @@ def test_false_positives_on_the_blind_benign_set():
 def test_false_positives_on_the_second_blind_benign_set():
     """injection_benign_fresh4.jsonl: 600 more ordinary requests (300 en, 300 zh; 120 per language with trigger
     words) written blind in round 7, after fresh2 had become a gate every model must pass; never trained or
-    calibrated on. Measured once, rules and classifier together: 4/300 en (2 of them by the rules) and 0/300 zh,
-    the same under the round-5 and the round-7 models. The target is 1 %; English misses it by one row, so this
-    test is a regression ceiling, not the target."""
+    calibrated on. Rules and classifier together, measured before round 7 and after round 8 (nothing was tuned on
+    it): 4/300 en (2 by the rules) and 0/300 zh before, 3/300 en (2 by the rules) and 0/300 zh after. At most 1 %."""
     rows = _rows(DATA / "injection_benign_fresh4.jsonl")
-    for lang, ceiling in (("en", 4), ("zh", 1)):
+    for lang, ceiling in (("en", 3), ("zh", 3)):
         texts = [r["text"] for r in rows if r["lang"] == lang]
         assert len(texts) == 300
         flagged = sum(bool(detect_prompt_injection(t)) for t in texts)
@@ -130,7 +129,7 @@ def test_the_rules_pass_the_trigger_dense_development_set() -> None:
     """injection_benign_fresh5.jsonl: 400 harmless requests dense with trigger words (skip, new instructions, act as,
     developer, 忽略, 从现在开始 …), written blind in round 7. The rules flagged 2 English rows ("skip … and tell me",
     "the new instructions for the trip"); both rules were narrowed, so the rules alone flag none now. (The classifier
-    flags 6 of the 400: persona openings such as "you are now my co-planner"; not asserted here.)"""
+    flagged 6 of the 400, persona openings such as "you are now my co-planner"; 2 after round 8; not asserted.)"""
     from navigo_core.security.rules import _scan, injection_rules
 
     rows = _rows(DATA / "injection_benign_fresh5.jsonl")
