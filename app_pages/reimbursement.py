@@ -184,7 +184,8 @@ with st.container(key="reimb_items_editor"):
         column_config={
             "date": st.column_config.DateColumn(tr("reimb.page.col.date"), format="YYYY-MM-DD"),
             "city": st.column_config.TextColumn(tr("reimb.page.col.city")),
-            "category": st.column_config.SelectboxColumn(tr("reimb.page.col.category"), options=list(CATEGORIES)),
+            "category": st.column_config.SelectboxColumn(tr("reimb.page.col.category"), options=list(CATEGORIES),
+                                                         format_func=lambda c: t(f"expense.category.{c}", L)),
             "amount": st.column_config.NumberColumn(tr("reimb.page.col.amount"), min_value=0.0, format="%.2f"),
             "currency": st.column_config.TextColumn(tr("reimb.page.col.currency"), default="CNY", max_chars=3),
             "note": st.column_config.TextColumn(tr("reimb.page.col.note")),

@@ -117,3 +117,33 @@ def test_broken_policy_file_keeps_entry_working_but_refuses_the_check(db_url: st
     assert not any("Every item is within the policy" in s.value for s in at.success)
     at.button(key="reimb_save").click().run()
     assert Store.from_url(db_url).claims.list("alice") == []  # nothing saved as a checked claim
+
+
+def _category_options(at: AppTest) -> list[dict]:
+    """The category column's options as the data editor receives them (value and shown label)."""
+    import json
+
+    found: list[dict] = []
+
+    def walk(node: object) -> None:
+        children = getattr(node, "children", None)
+        for child in (children.values() if isinstance(children, dict) else []):
+            walk(child)
+        columns = getattr(getattr(node, "proto", None), "columns", "")
+        if isinstance(columns, str) and '"category"' in columns:
+            found.extend(json.loads(columns)["category"]["type_config"]["options"])
+
+    walk(at._tree)
+    return found
+
+
+@pytest.mark.parametrize("lang, hotel, transport", [("en", "hotel", "local transport"), ("zh", "住宿", "市内交通")])
+def test_the_editor_shows_category_names_not_codes(db_url: str, lang: str, hotel: str, transport: str) -> None:
+    """The category column showed raw codes ("transport", "meal") in both languages; it now shows the
+    category's name in the page's language and keeps the code as the value."""
+    at = AppTest.from_file(str(ROOT / "app_pages" / "reimbursement.py"), default_timeout=60)
+    at.session_state["lang"] = lang
+    at.run()
+    assert not at.exception, at.exception
+    labels = {o["value"]: o["label"] for o in _category_options(at)}
+    assert labels["hotel"] == hotel and labels["transport"] == transport
