@@ -54,6 +54,17 @@ DEV = Path(os.environ.get("NAVIGO_INJECTION_DATA", "/work/shared/data/injection"
 LAYERS = ("rules", "classifier", "both")
 
 
+#: The blind benign sets scored as they are (file, what it is), in this order.
+BLIND_BENIGN = (
+    ("injection_benign_fresh2.jsonl", "600 ordinary requests written blind before round 4, never trained or calibrated on; "
+                                      "a gate every model must pass since round 5"),
+    ("injection_benign_fresh5.jsonl", "400 harmless requests dense with trigger words, written blind in round 7; a "
+                                      "development set of the rules since"),
+    ("injection_benign_fresh4.jsonl", "600 ordinary requests written blind in round 7, 120 per language with trigger "
+                                      "words; never trained or calibrated on: the held-out benign set"),
+)
+
+
 def _jsonl(path: Path) -> list[dict]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as fh:
@@ -221,24 +232,12 @@ def main() -> int:
             rows = [dict(r, label=0) for r in _jsonl(fresh_b3)]
             _tables(f"{T.BENIGN_CALIBRATION} (600 ordinary requests written blind; with the even rows above, the "
                     "calibration set: ≤ 0.25 % of the 480 rows per language by construction)", rows, _decide(shipped, rows))
-        fresh_b2 = ROOT / "tests" / "data" / "injection_benign_fresh2.jsonl"
-        if fresh_b2.exists():  # written blind before round 4; never read by training (train.EVAL_GLOB)
-            rows = [dict(r, label=0) for r in _jsonl(fresh_b2)]
-            _tables("injection_benign_fresh2.jsonl (600 ordinary requests written blind, never trained or "
-                    "calibrated on), shipped model", rows, _decide(shipped, rows))
-            all_texts += [r["text"] for r in rows]
-        fresh_b5 = ROOT / "tests" / "data" / "injection_benign_fresh5.jsonl"
-        if fresh_b5.exists():  # written blind in round 7 for the rules: their false positives were read and fixed
-            rows = [dict(r, label=0) for r in _jsonl(fresh_b5)]
-            _tables("injection_benign_fresh5.jsonl (400 harmless requests dense with trigger words, written blind in "
-                    "round 7; a development set of the rules since), shipped model", rows, _decide(shipped, rows))
-            all_texts += [r["text"] for r in rows]
-        fresh_b4 = ROOT / "tests" / "data" / "injection_benign_fresh4.jsonl"
-        if fresh_b4.exists():  # written blind during round 7, after fresh2 had become a gate; never trained on
-            rows = [dict(r, label=0) for r in _jsonl(fresh_b4)]
-            _tables("injection_benign_fresh4.jsonl (600 ordinary requests written blind in round 7, 120 per language "
-                    "with trigger words; never trained or calibrated on), shipped model", rows, _decide(shipped, rows))
-            all_texts += [r["text"] for r in rows]
+        for name, title in BLIND_BENIGN:  # never read by training (train.EVAL_GLOB)
+            path = ROOT / "tests" / "data" / name
+            if path.exists():
+                rows = [dict(r, label=0) for r in _jsonl(path)]
+                _tables(f"{name} ({title}), shipped model", rows, _decide(shipped, rows))
+                all_texts += [r["text"] for r in rows]
         print("### Project labelled sets (benign), shipped model\n")
         print("| set | rows | trained on | " + " | ".join(f"{k} FP" for k in LAYERS) + " |\n|---|---|---|"
               + "---|" * len(LAYERS))
