@@ -27,15 +27,17 @@ _CN_HINT = re.compile(r"[\u4e00-\u9fff]|\b(?:Beijing|Shanghai|Guangzhou|Shenzhen
 _TRAIN = re.compile(r"\btrains?\b|\brail\b|火车|高铁|动车|车票", re.I)
 _HOTEL = re.compile(r"\bhotels?\b|\broom\b|\baccommodation\b|酒店|宾馆|住宿|房间", re.I)
 _FLIGHT = re.compile(r"\bflights?\b|\bplane\b|\bfly\b|\bair(?:line)? tickets?\b|机票|航班|飞机", re.I)
+_CAR = re.compile(r"\b(?:car|cab|taxi|driver|chauffeur|pick-?up|shuttle|limo)s?\b|接机|送机|接站|送站|接送|用车|派车|"
+                  r"租车|叫车|约车|专车|网约车|出租车|商务车", re.I)
 
 
 def extract_booking(message: str, *, today: date | None = None) -> dict[str, Any]:
-    """What to book (``kinds``: flight / train / hotel) and, from :mod:`navigo_core.understand`, the
+    """What to book (``kinds``: flight / train / hotel / car) and, from :mod:`navigo_core.understand`, the
     ``origin`` / ``destination`` (as written) and the ``date`` (ISO) when the message names them."""
     today = today or date.today()
     text = normalize_text(message)
-    slots: dict[str, Any] = {"kinds": [k for k, rx in (("flight", _FLIGHT), ("train", _TRAIN), ("hotel", _HOTEL))
-                                       if rx.search(text)]}
+    slots: dict[str, Any] = {"kinds": [k for k, rx in (("flight", _FLIGHT), ("train", _TRAIN), ("hotel", _HOTEL),
+                                                       ("car", _CAR)) if rx.search(text)]}
     req = parse_request(text, today=today)
     if req.start_date:
         slots["date"] = req.start_date.isoformat()
@@ -62,7 +64,11 @@ def links(slots: dict[str, Any], lang: str) -> list[dict[str, str]]:
         chinese = bool(_CN_HINT.search(f"{origin} {dest}")) or lang == "zh"
         out.append({"kind": "train", "label": t("booking.link.trains", lang, route=route).strip(),
                     "url": TRAIN_12306 if chinese else TRIP_TRAINS})
-    if "hotel" in kinds or dest:
+    if "car" in kinds and (dest or origin):  # a pickup or a car with a driver: where cars are hired there
+        place = dest or origin
+        out.append({"kind": "car", "label": t("booking.link.cars", lang, place=place),
+                    "url": OSM_SEARCH.format(q=quote(f"car rental {place}" if lang != "zh" else f"{place} 租车"))})
+    if "hotel" in kinds or (dest and kinds != ["car"]):
         place = dest or origin
         if place:
             out.append({"kind": "hotel", "label": t("booking.link.hotels", lang, place=place),
@@ -78,6 +84,8 @@ def handle(message: str, context: GateContext) -> SceneReply:
     found = links(slots, lang)
     lines = "\n".join(t("booking.link.line", lang, label=x["label"], url=x["url"]) for x in found)
     text = t("booking.reply", lang, links=lines)
+    if "car" in slots["kinds"]:
+        text += "\n" + t("booking.car_note", lang)
     from navigo_core.business.policy import policy_status  # our own module: a failing import is a bug, never hidden
 
     try:

@@ -86,6 +86,7 @@ def test_booking_flight_link():
      {"kinds": ["flight"], "origin": "Shanghai", "destination": "Beijing", "date": "2026-05-01"}),
     ("book a hotel in kyoto for tomorrow", {"kinds": ["hotel"], "destination": "kyoto", "date": 1}),
     ("帮我订杭州的酒店", {"kinds": ["hotel"], "destination": "杭州"}),
+    ("帮我约个浦东机场的接机", {"kinds": ["car"], "destination": "浦东"}),
 ])
 def test_booking_slots_come_from_the_request_parser(message, expected):
     from navigo_core.scenes.booking import extract_booking
@@ -104,6 +105,16 @@ def test_booking_link_carries_a_relative_date():
     assert {x["kind"] for x in reply.payload["links"]} == {"train", "hotel"}
     train = next(x for x in reply.payload["links"] if x["kind"] == "train")
     assert train["label"] == f"火车票 上海 → 北京 · {tomorrow}"  # the 12306 page takes no query: the label says the day
+
+
+@pytest.mark.parametrize("message, note", [("帮我约个浦东机场的接机，明早8点落地", "不代订车辆"),
+                                           ("need a car to pick Mr. Osei up at Pudong airport tomorrow", "books no cars")])
+def test_a_pickup_gets_car_hire_and_no_flight_or_hotel_links(message: str, note: str) -> None:
+    """A pickup or a car with a driver was answered with flight, train and hotel links for the airport's city."""
+    decision, reply = _ask(message)
+    assert decision.scene_id == "booking"
+    assert [x["kind"] for x in reply.payload["links"]] == ["car"]
+    assert note in reply.text and "openstreetmap.org/search?query=" in reply.text
 
 
 def test_scenes_registered_with_intents():
