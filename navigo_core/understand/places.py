@@ -397,8 +397,55 @@ def _scan_zh(text: str, found: list[Mention]) -> list[Mention]:
     return []
 
 
+# one arrow between two places: "Shanghai → Shenzhen", "shanghai>shenzhen", "上海>深圳" (more arrows: a route's stops)
+_PAIR_ARROW = re.compile(r"\s*(?:-->|—>|–>|->|=>|→|⟶|➔|➡|➝|⇒|>|＞)\s*")
+
+
+def _cjk_place(run: str, *, at_end: bool) -> str:
+    """The longest known place at the end (or the start) of a run of Chinese characters; "" when none."""
+    for n in range(min(len(run), 8), 1, -1):
+        words = run[-n:] if at_end else run[:n]
+        if _known(words) and not _ZH_NOT_PLACE.search(words):
+            return words
+    return ""
+
+
+def _arrow_pair(text: str) -> list[Mention]:
+    """Origin and destination written on the two sides of one arrow, each a known place; [] otherwise."""
+    arrows = list(_PAIR_ARROW.finditer(text))
+    if len(arrows) != 1:
+        return []
+    a = arrows[0]
+    head, tail = text[:a.start()], text[a.end():]
+    left = ""
+    if head and has_cjk(head[-1:]):
+        i = len(head)
+        while i > max(0, len(head) - 8) and "\u4e00" <= head[i - 1] <= "\u9fff":  # the last 8 characters at most
+            i -= 1
+        left = _cjk_place(head[i:], at_end=True)
+    else:
+        starts = [m.start() for m in _TOKEN.finditer(head) if m.group(0) != ","][-3:]
+        for start in starts:  # the longest first: "new york" before "york"
+            words = head[start:].strip()
+            if _known(words) and not (" " not in words and words.lower() in _common_words()):
+                left = words
+                break
+    right = ""
+    if tail and has_cjk(tail[:1]):
+        run = re.match(r"[\u4e00-\u9fff]{1,8}", tail)
+        right = _cjk_place(run.group(0), at_end=False) if run else ""
+    elif (got := _en_place_at(text, a.end(), weak=False)) and got[2]:
+        right = got[0]
+    if not left or not right or left.lower() == right.lower():
+        return []
+    return [Mention(left, a.start() - len(left), a.start(), "origin"),
+            Mention(right, a.end(), a.end() + len(right), "destination")]
+
+
 def find_places(text: str) -> list[Mention]:
     """Origin and destination mentions in ``text`` (at most one of each), in text order."""
+    if pair := _arrow_pair(text):
+        return pair
     mentions = _chinese(text) if has_cjk(text) else []
     if not any(m.role == "destination" for m in mentions) or not any(m.role == "origin" for m in mentions):
         for m in _english(text):

@@ -198,12 +198,27 @@ def test_travellers(text: str, adults: int, children: int | None) -> None:
     ("从上海回杭州", "上海", "杭州"),
     ("杭州之旅", None, "杭州"),
     ("Hangzhou, 12 people, 2027-04-20 to 2027-04-22", None, "Hangzhou"),
+    # one arrow between two places: origin and destination ("need tix shanghai>shenzhen" was read as Shanghai)
+    ("need tix shanghai>shenzhen fri pm", "shanghai", "shenzhen"),
+    ("Chengdu → Lhasa, 2 adults", "Chengdu", "Lhasa"),
+    ("new york -> boston tomorrow", "new york", "boston"),
+    ("帮我订上海→北京的高铁", "上海", "北京"),
+    ("武汉>长沙 周五的票", "武汉", "长沙"),
 ])
 def test_place_words_in_any_case(text: str, origin: str | None, destination: str) -> None:
     r = p(text)
     assert (r.origin_text, r.destination_text) == (origin, destination)
     assert r.destination is not None
     assert not [a for a in r.ambiguities if a.field in ("origin", "destination")]
+
+
+@pytest.mark.parametrize("text", [
+    "budget > 5000 for a trip to Tokyo",   # not a place on both sides
+    "3 days in Kyoto > 2 days in Osaka",
+    "Shanghai → Suzhou → Hangzhou",        # several arrows: a route's stops (the route parser's), not one leg
+])
+def test_an_arrow_without_one_place_on_each_side_gives_no_origin(text: str) -> None:
+    assert p(text).origin_text is None
 
 
 def test_context_decides_namesakes() -> None:
