@@ -100,16 +100,10 @@ def _retrain(rows: list[dict], tmp: Path):
 
 
 def _base_rows(with_dev: bool) -> list[dict]:
-    """Training rows of the shipped recipe except train.jsonl (own rows, repo benign, licensed dev)."""
-    rows = [{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "own", "origin": r["origin"]}
-            for r in T.own_rows(ROOT)]
-    for pattern in T.REPO_BENIGN_TRAIN:
-        for path in sorted((ROOT / "tests" / "data").glob(pattern)):
-            rows += [{"text": r["text"], "label": 0, "lang": T._row_lang(r), "group": "repo"} for r in _jsonl(path)]
-    dev = ROOT / "training" / "injection" / "dev_licensed.jsonl.gz"
-    if with_dev and dev.exists():
-        rows += [{"text": r["text"], "label": _label(r), "lang": r["lang"], "group": "dev"} for r in _jsonl(dev)]
-    return rows
+    """Training rows of the shipped recipe except train.jsonl: own rows and repo benign (as
+    ``train.load_training_rows`` reads them), then the licensed dev rows when asked."""
+    rows = T.load_training_rows(ROOT)
+    return [r for r in rows if r["group"] in ("own", "repo")] + ([r for r in rows if r["group"] == "dev"] if with_dev else [])
 
 
 def _decide(model, rows: list[dict]) -> dict[str, np.ndarray]:

@@ -398,7 +398,9 @@ def _scan_zh(text: str, found: list[Mention]) -> list[Mention]:
 
 
 # one arrow between two places: "Shanghai → Shenzhen", "shanghai>shenzhen", "上海>深圳" (more arrows: a route's stops)
-_PAIR_ARROW = re.compile(r"\s*(?:-->|—>|–>|->|=>|→|⟶|➔|➡|➝|⇒|>|＞)\s*")
+#: The arrows written between places (the route parser splits stops on them too).
+ARROWS = r"(?:-->|—>|–>|->|=>|→|⟶|➔|➡|➝|⇒)"
+_PAIR_ARROW = re.compile(rf"\s*(?:{ARROWS}|>|＞)\s*")
 
 
 def _cjk_place(run: str, *, at_end: bool) -> str:

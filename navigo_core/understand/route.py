@@ -26,7 +26,7 @@ import re
 from pydantic import BaseModel, Field
 
 from navigo_core.understand.numbers import normalize_text
-from navigo_core.understand.places import _GAZ, find_places
+from navigo_core.understand.places import _GAZ, ARROWS, find_places
 
 __all__ = ["RouteReading", "parse_route", "place_list", "update_route"]
 
@@ -91,7 +91,7 @@ _MARKERS: tuple[tuple[str, str], ...] = (
 _MARKER_RE = re.compile("|".join(f"(?P<m{i}>{p})" for i, (_, p) in enumerate(_MARKERS)), _FLAGS)
 _ROLE = {f"m{i}": role for i, (role, _) in enumerate(_MARKERS)}
 
-_ARROW = re.compile(r"\s*(?:→|->|=>|⟶|➔|➡|➝|⇒|-->|—>|–>)\s*")
+_ARROW = re.compile(rf"\s*{ARROWS}\s*")
 _LIST_SPLIT = re.compile(
     r"\s*(?:(?<!\d)[,，]|[,，](?!\s*[+\-−]?\d)|[、;；/]|\band then\b|\band\b|\bthen\b|以及|还有|然后|和(?![田平林县])|与|及|跟|再)\s*",
     _FLAGS)
