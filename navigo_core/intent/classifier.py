@@ -33,9 +33,12 @@ NAME = "tfidf-lr"
 OVERRIDE = 0.8
 # ... only between the business-travel intents, where its training sentences are many and varied;
 # on the public flight/train/weather/sights sentences the rules are better (measured: overriding
-# everywhere cost 6 points of scene accuracy on the shared Chinese dev rows).
+# everywhere cost 6 points of scene accuracy on the shared Chinese dev rows). Not ``booking``: on the
+# sets it never trained on, every override to or from booking was wrong (5 of 5: order queries and approval
+# questions that name a flight taken for a new booking); without it business_dev8 gained 3 rows, dev9 1, the
+# others none.
 OVERRIDABLE = frozenset({"travel_application", "travel_cancel", "travel_modify", "approval_query",
-                         "travel_order_query", "reimbursement", "policy_query", "booking"})
+                         "travel_order_query", "reimbursement", "policy_query"})
 
 
 class _Describe:
