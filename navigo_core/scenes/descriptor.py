@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, runtime_checkab
 
 from pydantic import BaseModel, Field, field_validator
 
+from navigo_core.errors import InputError, NavigoError
 from navigo_core.i18n import catalog, detect_lang, t
 from navigo_core.i18n.markdown import end_lists
 from navigo_core.intent.models import IntentResult
@@ -279,7 +280,17 @@ class SceneReply(BaseModel):
     payload: dict[str, Any] = Field(default_factory=dict)
     asks: bool = False  # the reply asks the user for something
     flow: ActiveFlow | None = None
+    # the scene could not do its work (a provider failed, the policy is unreadable): the chat stores the turn as
+    # failed and offers Retry. An answer to input that cannot be acted on (no such application) is a reply.
     error: bool = False
+
+    @classmethod
+    def from_error(cls, scene_id: str, exc: NavigoError, lang: str, **fields: Any) -> SceneReply:
+        """The reply for ``exc``: its message in ``lang``; ``error`` unless it is about the user's input
+        (:class:`~navigo_core.errors.InputError`: "no open application matches", a missing field), which no
+        retry would change."""
+        return cls(scene_id=scene_id, text=exc.message(lang), lang=lang, error=not isinstance(exc, InputError),
+                   **fields)
 
     @field_validator("text")
     @classmethod

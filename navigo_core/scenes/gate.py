@@ -261,7 +261,8 @@ def run_scene(decision: GateDecision, message: str, context: GateContext) -> Sce
     The handler sees ``context.active_flow`` only when the decision resumes it.
     An active flow the message did not leave (an off-topic digression, an empty
     message) stays active when the handler starts no flow of its own. Errors
-    with a user message (:class:`NavigoError`) become an error reply.
+    with a user message (:class:`NavigoError`) become a reply with that message
+    (:meth:`SceneReply.from_error`: a failed turn, unless the error is about the input).
     """
     scene = context.scenes().get(decision.scene_id)
     original = context.active_flow
@@ -270,8 +271,8 @@ def run_scene(decision: GateDecision, message: str, context: GateContext) -> Sce
     try:
         reply = scene.handler(message, context)
     except NavigoError as exc:
-        reply = SceneReply(scene_id=scene.scene_id, text=exc.message(decision.lang), lang=decision.lang,
-                           error=True, flow=original if decision.step == "resume" else None)
+        reply = SceneReply.from_error(scene.scene_id, exc, decision.lang,
+                                      flow=original if decision.step == "resume" else None)
     if (reply.flow is None and decision.step != "resume" and decision.left_flow is None
             and original is not None and not original.done and context.scenes().by_flow(original.flow_id)):
         reply = reply.model_copy(update={"flow": original})

@@ -147,7 +147,7 @@ def _continue(message: str, context: GateContext, flow: ActiveFlow, lang: str) -
         app = service.submit(number, actor=user_of(context),
                              justifications=None if is_submit else message.strip())
     except NavigoError as exc:
-        return _reply(exc.message(lang), lang, error=True)
+        return SceneReply.from_error(SCENE.scene_id, exc, lang)
     return _reply(t("application.scene.submitted", lang, number=app.number) + "\n\n" + card_text(app, lang), lang,
                   payload={"application": app.model_dump(mode="json"), "card": True})
 
@@ -163,7 +163,7 @@ def _create(message: str, context: GateContext, lang: str) -> SceneReply:
         if exc.code == "application.error.no_city":
             return _reply(t("application.scene.ask_destination", lang), lang, asks=True,
                           flow=ActiveFlow(flow_id=FLOW_ID, scene_id=SCENE.scene_id, slots={"pending_text": message}))
-        return _reply(exc.message(lang), lang, error=True)
+        return SceneReply.from_error(SCENE.scene_id, exc, lang)
     parts = [t("application.scene.drafted", lang, number=app.number), card_text(app, lang)]
     if assumed:
         parts.append(grade_note(policy, requested_grade(context, message, policy), lang))

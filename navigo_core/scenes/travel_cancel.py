@@ -60,7 +60,7 @@ def handle(message: str, context: GateContext) -> SceneReply:
     except AmbiguousApplication as exc:
         return ask_which(exc, SCENE.scene_id, FLOW_ID, request, lang)
     except NavigoError as exc:
-        return SceneReply(scene_id=SCENE.scene_id, text=exc.message(lang), lang=lang, error=True)
+        return SceneReply.from_error(SCENE.scene_id, exc, lang)
     return SceneReply(scene_id=SCENE.scene_id, text=t("application.scene.cancelled", lang, number=app.number,
                                                       summary=app.short()), lang=lang,
                       payload={"application": app.model_dump(mode="json")})

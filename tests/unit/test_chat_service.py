@@ -70,6 +70,16 @@ def test_other_scenes_reply_with_their_text(store, gate_context, text, scene) ->
     assert chat.history(tid)[-1]["content"] == reply.text
 
 
+@pytest.mark.parametrize("text", ["Please drop the Macau leg from my Hong Kong application", "把去厦门的出差申请撤回"])
+def test_a_request_about_an_application_that_does_not_exist_is_answered_not_failed(store, gate_context, text) -> None:
+    """Nothing to change or cancel: the scene says so; the turn is a reply (no "the reply failed", no Retry)."""
+    chat = service(store, gate_context)
+    tid = chat.new_thread("alice")
+    reply = chat.send(tid, text)
+    assert reply.status == "reply" and reply.text and reply.decision["scene"] in ("travel_modify", "travel_cancel")
+    assert chat.history(tid)[-1]["status"] == "reply"
+
+
 def test_route_handoff_carries_the_stops(store, gate_context) -> None:
     chat = service(store, gate_context)
     tid = chat.new_thread("a")

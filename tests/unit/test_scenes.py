@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from navigo_core.errors import InputError, ProviderTimeout
+from navigo_core.errors import InputError, NavigoError, ProviderTimeout
 from navigo_core.providers.weather import DailyWeather
 from navigo_core.i18n import catalog, t
 from navigo_core.intent.models import IntentItem, IntentResult
@@ -626,16 +626,19 @@ def test_trace_follows_the_step_order_and_latency_is_recorded() -> None:
     assert decision.model_dump(mode="json")["latency_ms"] == decision.latency_ms
 
 
-def test_handler_errors_with_a_user_message_become_error_replies() -> None:
+@pytest.mark.parametrize("exc, failed", [(InputError("route.no_stops"), False),
+                                         (ProviderTimeout(provider="Weather", seconds=2), True)])
+def test_handler_errors_with_a_user_message_become_replies_failed_only_when_not_about_the_input(
+        exc: NavigoError, failed: bool) -> None:
     def handler(message: str, context: GateContext) -> SceneReply:
-        raise InputError("route.no_stops")
+        raise exc
 
     reg = SceneRegistry()
     reg.discover()
     reg.register(SceneDescriptor(scene_id="broken", label="x", handler=handler, priority=1,
                                  gate=GateRule(patterns=(r"\bbroken\b",))))
     decision, reply = handle_message("this is broken", GateContext(registry=reg))
-    assert decision.scene_id == "broken" and reply.error and reply.text == t("route.no_stops", "en")
+    assert decision.scene_id == "broken" and reply.error is failed and reply.text == exc.message("en")
 
 
 # --- defaults and the real offline router ------------------------------------------------------------
