@@ -9,8 +9,10 @@ Sets (recall on attacks, false positives on benign text, per language and per at
   (a few seconds) and scores them with that model: an honest held-out figure.
 * **dev** — ``/work/shared/data/injection/{malicious,benign}_dev.jsonl`` (override the folder with
   ``NAVIGO_INJECTION_DATA``), read only when present. The shipped model trained on its licensed rows,
-  so it is scored twice: by a model retrained without dev (honest) and by the shipped model
-  ("trained on"; SMP2017 rows have no licence and were never trained on).
+  so it is scored three times: by a model retrained without dev, by the shipped model
+  ("trained on"; SMP2017 rows have no licence and were never trained on), and cross-fitted: each row by
+  the shipped recipe trained without the fifth of the dev rows it belongs to (the honest estimate for
+  unseen rows of the same sources, which the shipped model does train on).
 * ``tests/data/injection_attacks_fresh.jsonl`` (own-written attacks, never trained on; a development set since
   round 5 steered by its totals), ``injection_attacks_fresh2.jsonl`` (written blind after round 5: the held-out
   attacks), the odd
@@ -106,6 +108,27 @@ def _base_rows(with_dev: bool) -> list[dict]:
     return [r for r in rows if r["group"] in ("own", "repo")] + ([r for r in rows if r["group"] == "dev"] if with_dev else [])
 
 
+#: Folds of the dev cross-fit (row i of the dev files is in fold i % DEV_FOLDS).
+DEV_FOLDS = 5
+
+
+def _dev_folds(train: list[dict], dev: list[dict], tmp: Path) -> dict[str, np.ndarray]:
+    """Decisions on every dev row by the shipped recipe trained on everything (train.jsonl, own and repo
+    rows) and the licensed dev rows outside the row's fold; each fold's model is calibrated as shipped."""
+    fold = {r["text"]: i % DEV_FOLDS for i, r in enumerate(dev)}
+    public = [{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "public"} for r in train]
+    base, licensed = _base_rows(False), [r for r in _base_rows(True) if r["group"] == "dev"]
+    out: dict[str, np.ndarray] = {k: np.zeros(len(dev), dtype=bool) for k in LAYERS}
+    out["score"] = np.zeros(len(dev))
+    for f in range(DEV_FOLDS):
+        model = _retrain(public + base + [r for r in licensed if fold.get(r["text"], -1) != f], tmp)
+        idx = [i for i, r in enumerate(dev) if fold[r["text"]] == f]
+        dec = _decide(model, [dev[i] for i in idx])
+        for k, v in dec.items():
+            out[k][idx] = v
+    return out
+
+
 def _decide(model, rows: list[dict]) -> dict[str, np.ndarray]:
     texts = [r["text"] for r in rows]
     rules = np.array([bool(_scan(t, injection_rules(), INJECTION_PREFIX)) for t in texts])
@@ -195,6 +218,9 @@ def main() -> int:
                     f"{no_dev.thresholds})", dev, _decide(no_dev, dev), args.misses)
             _tables("Dev, shipped model — TRAINED ON the licensed dev rows (SMP2017 benign rows excepted)",
                     dev, _decide(shipped, dev))
+            _tables(f"Dev, {DEV_FOLDS}-fold: the shipped recipe trained without one fold of the licensed dev rows, each "
+                    "row scored by the model that did not see it (the honest figure for unseen rows of the dev "
+                    "sources)", dev, _dev_folds(train, dev, tmp), args.misses)
             smp = [r for r in dev if "SMP2017" in r.get("source", "")]
             _tables("Dev SMP2017 benign rows (never trained on), shipped model", smp, _decide(shipped, smp))
             all_texts += [r["text"] for r in dev]
