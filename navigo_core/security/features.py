@@ -134,7 +134,7 @@ CONCEPTS: tuple[tuple[str, str, str], ...] = (
      r"(?:\w+ ){0,3}(?:words|text|everything|instructions|prompt|rules) (?:above|before|you were given|verbatim)\b|"
      r"\bverbatim\b|\bword for word\b|\bconfidential (?:rules|instructions)\b|\bpassword\b[^.\n]{0,20}\b(?:reveal|tell|give)\b",
      r"(?:系统提示|系统指令|提示词|系统消息|初始指令|原始指令|隐藏指令|内部指令|你的(?:prompt|提示|指令|设定|参数|规则|配置|训练数据)|"
-     r"(?:输出|告诉我|透露|泄露|展示|显示|复述|重复|打印)[^。\n]{0,8}(?:prompt|提示|指令|设定|参数|训练数据|配置|规则))"),
+     r"(?:输出|告诉我|透露|泄露|展示|显示|复述|重复(?![了过])|打印)[^。\n]{0,8}(?:prompt|提示|指令|设定|参数|训练数据|配置|规则))"),
     ("harmful_goal",
      r"\b(?:bomb|explosives?|weapons?|hack(?:ing)?|malware|ransomware|virus|steal|kill|murder|poison|drugs?|meth|"
      r"launder|fraud|scam|phishing|terror\w*|suicide|self-harm|racist|toxic|offensive|illegal|violence|extremis\w+)\b",
@@ -153,12 +153,13 @@ CONCEPTS: tuple[tuple[str, str, str], ...] = (
     ("quote_payload",
      r"[\"“'][^\"”'\n]{3,80}[\"”']",
      r"[“\"「『][^”\"」』\n]{2,60}[”\"」』]"),
-    ("addressed_to_ai",  # text inside content that talks to the model reading it (indirect injection)
+    ("addressed_to_ai",  # text inside content that talks to the model reading it (indirect injection); a salutation
+     # opening the message ("Dear assistant, kindly file…") is the user talking to us, so it counts only after other text
      r"\b(?:note|message|notice|instructions?|reminder|attention|memo|p\.?s\.?|hidden text|directive|orders)\b[^.\n]{0,25}?"
      r"\b(?:to|for)\b (?:the |any |all |every |an? )?(?:ai|a\.i\.|assistants?|models?|llms?|language models?|chatbots?|"
      r"bots?|agents?|summari[sz]ers?|automated \w+)\b|"
      r"\bif you(?:'re| are) (?:an? |the )?(?:ai|assistant|language model|chatbot|bot|llm|model|automated)\b|"
-     r"\b(?:dear|hey|attention|hello|hi|to the) (?:ai|assistant|model|chatbot|bot|llm|language model)s?\b[,:!]|"
+     r"(?<=\S)\W{0,3}\b(?:dear|hey|attention|hello|hi|to the) (?:ai|assistant|model|chatbot|bot|llm|language model)s?\b[,:!]|"
      r"\b(?:ai|assistants?|models?|llms?|bots?|agents?|language models?)\b (?:(?:that is|who is|which is|currently) )?"
      r"(?:reading|processing|summari[sz]ing|parsing|seeing) (?:this|these)\b",
      r"(?:给|致|写给)(?:所有|任何|各位|每个)?(?:正在)?(?:阅读|读|读到|处理|总结|解析|看到|做总结)[^。\n：:]{0,8}?(?:ai|人工智能|"
@@ -303,7 +304,7 @@ _ZH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:忽略|无视|不要管|不用管|别管|不要回答|无需回答|不用回答|别回答|不必回答|不需要回答|不要理会|跳过)[^。！？!?\n]{0,20}?"
         r"(?:直接|只|仅|而是|改为|请)[^。！？!?\n]{0,4}?(?:回复|输出|复述|输入|回答|说|打印|写)")),
     ("zh_repeat_verbatim", re.compile(
-        r"(?:复述|重复|照抄|原样输出|照着说|跟着说|跟我说|跟我念)[^。！？!?\n]{0,6}?(?:以下|下面|这句|如下|[:：“\"「])|"
+        r"(?:复述|重复(?![了过])|照抄|原样输出|照着说|跟着说|跟我说|跟我念)[^。！？!?\n]{0,6}?(?:以下|下面|这句|如下|[:：“\"「])|"
         r"不要(?:添加|加|附加|带)(?:任何|其他|别的)?(?:词汇|前缀|符号|注释|解释|内容|文字|说明)")),
     ("zh_bad_persona", re.compile(
         r"(?:扮演|充当|假扮|假装|你是|作为|你现在是|假设你是|想象你是)[^。！？!?\n]{0,12}?(?:自私|傲慢|高傲|狡诈|狡猾|恶意|邪恶|"
