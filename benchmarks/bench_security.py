@@ -117,7 +117,8 @@ def _dev_folds(train: list[dict], dev: list[dict], tmp: Path) -> dict[str, np.nd
     rows) and the licensed dev rows outside the row's fold; each fold's model is calibrated as shipped."""
     fold = {r["text"]: i % DEV_FOLDS for i, r in enumerate(dev)}
     public = [{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "public"} for r in train]
-    base, licensed = _base_rows(False), [r for r in _base_rows(True) if r["group"] == "dev"]
+    rows = _base_rows(True)
+    base, licensed = [r for r in rows if r["group"] != "dev"], [r for r in rows if r["group"] == "dev"]
     out: dict[str, np.ndarray] = {k: np.zeros(len(dev), dtype=bool) for k in LAYERS}
     out["score"] = np.zeros(len(dev))
     for f in range(DEV_FOLDS):
