@@ -45,6 +45,9 @@ class NavigoError(Exception):
     """Base of every error raised on purpose by navigo_core."""
 
     default_code = "error.generic"
+    #: the error is about what the user asked for (retrying the same request cannot help): a chat turn
+    #: that ends in it is an answer, not a failure (``SceneReply.from_error``)
+    about_input = False
 
     def __init__(self, code: str | None = None, /, **params: Any) -> None:
         self.code = code or self.default_code
@@ -68,6 +71,7 @@ class InputError(NavigoError):
     """Bad user input. The message names what was wrong and how to fix it."""
 
     default_code = "error.input"
+    about_input = True
 
 
 class PlaceResolutionError(InputError):

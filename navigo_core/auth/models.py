@@ -19,6 +19,7 @@ class AuthConfigError(InputError):
     """The roles file is missing or invalid; the message names file, YAML path and fix."""
 
     default_code = "auth.error.bad_value"
+    about_input = False  # the administrator's file, not a user's request
 
 
 class Role(StrEnum):

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, runtime_checkab
 
 from pydantic import BaseModel, Field, field_validator
 
-from navigo_core.errors import InputError, NavigoError
+from navigo_core.errors import NavigoError
 from navigo_core.i18n import catalog, detect_lang, t
 from navigo_core.i18n.markdown import end_lists
 from navigo_core.intent.models import IntentResult
@@ -286,11 +286,9 @@ class SceneReply(BaseModel):
 
     @classmethod
     def from_error(cls, scene_id: str, exc: NavigoError, lang: str, **fields: Any) -> SceneReply:
-        """The reply for ``exc``: its message in ``lang``; ``error`` unless it is about the user's input
-        (:class:`~navigo_core.errors.InputError`: "no open application matches", a missing field), which no
-        retry would change."""
-        return cls(scene_id=scene_id, text=exc.message(lang), lang=lang, error=not isinstance(exc, InputError),
-                   **fields)
+        """The reply for ``exc``: its message in ``lang``; ``error`` unless the error is about the user's input
+        (``exc.about_input``: "no open application matches", a missing field), which no retry would change."""
+        return cls(scene_id=scene_id, text=exc.message(lang), lang=lang, error=not exc.about_input, **fields)
 
     @field_validator("text")
     @classmethod

@@ -22,6 +22,7 @@ class PolicyUnavailable(ApplicationError):
     runs): drafting, submitting and checking claims are refused (fail closed), never "complies"."""
 
     default_code = "application.error.no_policy"
+    about_input = False  # the administrator's file, not the request: the turn failed (Retry once it is fixed)
 
     def __init__(self, reason: Any = None) -> None:
         self.reason = reason  # the PolicyError (rendered in the caller's language) or a text

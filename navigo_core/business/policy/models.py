@@ -24,6 +24,7 @@ class PolicyError(InputError):
     """The travel policy file is missing or invalid; the message names file, YAML path and fix."""
 
     default_code = "policy.error.bad_value"
+    about_input = False  # the administrator's file, not a user's request
 
 
 class Tier(BaseModel):
