@@ -81,7 +81,7 @@ CONCEPTS: tuple[tuple[str, str, str], ...] = (
     ("now_instead",
      r"\b(?:instead|rather)\b[^.\n]{0,30}\b(?:say|print|output|write|respond|answer|reply|tell)\b|"
      r"\b(?:just|only|simply|directly) (?:say|print|output|reply|respond with|write|repeat)\b",
-     r"(?:而是|改为|只需|只要|直接|仅仅|只)(?:说|输出|回答|回复|打印|写|重复|告诉)"),
+     r"(?:而是|改为|只需|只要|直接|仅仅|只)(?:说|输出|回答|回复|打印|写|重复|告诉)(?![了过着])"),
     ("output_forcing",
      r"\b(?:start|begin|prefix|end) (?:your|each|every|all)?(?: \w+)? (?:response|reply|answer|output|message)s? with\b|"
      r"\brespond (?:only )?with\b|\boutput (?:only|exactly|the following)\b|\bsure,? here is\b|\bin the following format\b|"
