@@ -85,6 +85,7 @@ class Rule:
     interrupts: bool | tuple[str, ...] = True  # a tuple: the scenes whose open dialogue a hit ends
     check: Check | None = None
     source: str = "rules.yaml"
+    topic: bool = False  # a topic rule (a flight, a hotel is named): the learned layer may overrule it
 
     def ends_dialogue_of(self, scene_id: str) -> bool:
         return self.interrupts is True or (isinstance(self.interrupts, tuple) and scene_id in self.interrupts)
@@ -109,6 +110,7 @@ class RuleHit:
     scene: str | None = None
     interrupts: bool | tuple[str, ...] = True
     source: str = "rules.yaml"
+    topic: bool = False
 
     def ends_dialogue_of(self, scene_id: str) -> bool:
         return self.interrupts is True or (isinstance(self.interrupts, tuple) and scene_id in self.interrupts)
@@ -139,8 +141,23 @@ class OffTopicCategory:
 
 
 class _Words:
+    """The named word lists; a list may use another one ({{name}}), expanded fully (no cycles)."""
+
     def __init__(self, words: dict[str, Any]) -> None:
-        self.words = {k: _alt(v) or "(?!)" for k, v in (words or {}).items()}
+        raw = {k: _alt(v) or "(?!)" for k, v in (words or {}).items()}
+        self.words: dict[str, str] = {}
+        for name in raw:
+            self._resolve(name, raw, ())
+
+    def _resolve(self, name: str, raw: dict[str, str], path: tuple[str, ...]) -> str:
+        if name in self.words:
+            return self.words[name]
+        if name in path:
+            raise ValueError(f"rules.yaml: word lists refer to each other in a circle: {' -> '.join((*path, name))}")
+        if name not in raw:
+            raise ValueError(f"rules.yaml: word list {path[-1]!r} uses an undefined word list {{{{{name}}}}}")
+        self.words[name] = _WORD_REF.sub(lambda m: f"(?:{self._resolve(m.group(1), raw, (*path, name))})", raw[name])
+        return self.words[name]
 
     def expand(self, pattern: str, where: str) -> str:
         def sub(m: re.Match[str]) -> str:
@@ -185,7 +202,14 @@ def _compile_rule(entry: dict[str, Any], index: int, words: _Words, checks: dict
     if keyword is None and check is None:
         raise ValueError(f"rules.yaml: rule {rid!r} needs `keywords`, `only` or `check`")
     return Rule(rid, str(intent), keyword, words.compile(entry.get("negative"), rid),
-                scene=entry.get("scene") or None, interrupts=_interrupts(entry.get("interrupts", True), rid), check=check)
+                scene=entry.get("scene") or None, interrupts=_interrupts(entry.get("interrupts", True), rid), check=check,
+                topic=_flag(entry.get("topic", False), "topic", rid))
+
+
+def _flag(value: Any, key: str, rid: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"rules.yaml: rule {rid!r}: `{key}` must be true or false, not {value!r}")
+    return value
 
 
 def _interrupts(value: Any, rid: str) -> bool | tuple[str, ...]:
@@ -295,13 +319,13 @@ class RuleSet:
                 matched.append(r)
         if not matched:
             return RuleOutcome(None, "no rule matched"), []
-        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source) for r in matched if r.check is None]
+        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source, r.topic) for r in matched if r.check is None]
         first = matched[0]
         if marked and first.intent != "greeting":
             others = sorted({r.intent for r in matched if r.intent not in (first.intent, "greeting")})
             if others:
                 return RuleOutcome(None, f"several intents ({first.intent}, {', '.join(others)}): left to L3"), hits
-        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source)
+        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source, first.topic)
         return RuleOutcome(hit, f"rule {first.id}"), hits
 
     def all_matches(self, text: str) -> list[Rule]:

@@ -55,6 +55,9 @@ from navigo_core.providers.weather import WeatherProvider
 
 # Intents that do not make an unmatched message "on-topic" by themselves.
 _NOT_TOPICAL = frozenset({"unknown", "greeting"})
+# the learned layer's best guess below its sure threshold still decides a business-travel intent from
+# this probability on (see _best_guess)
+GUESS = 0.45
 
 
 def _ms(start: float) -> float:
@@ -92,9 +95,11 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
     intent: IntentResult | None = None
     left_flow: str | None = None
 
-    def decide(step: GateStep, scene: SceneDescriptor, detail: str, **extra: Any) -> GateDecision:
+    def decide(step: GateStep, scene: SceneDescriptor, detail: str, *, guess: bool = False,
+               **extra: Any) -> GateDecision:
+        reason = t("scene.reason.guess", lang, label=scene.label_text(lang)) if guess else _reason(step, scene, lang)
         return GateDecision(
-            scene_id=scene.scene_id, step=step, route=scene.route.kind.value, reason=_reason(step, scene, lang),
+            scene_id=scene.scene_id, step=step, route=scene.route.kind.value, reason=reason,
             lang=lang, intent=intent, latency_ms=_ms(started), detail=detail, left_flow=left_flow, trace=trace,
             **extra,
         )
@@ -194,6 +199,11 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
     if hit is not None:  # a rule knew the intent, but no scene does it: say what can be done
         return fallback(f"no scene serves {hit.intent}")
     topical = intent is not None and intent.primary_intent not in _NOT_TOPICAL
+    guess = _best_guess(context.router, registry, text) if topical or signal else None
+    if guess is not None:
+        code, prob, scene = guess
+        trace.append(StepTrace(step="intent", hit=True, detail=f"best guess {code} {prob:.2f} -> {scene.scene_id}"))
+        return decide("intent", scene, f"guess {code}", guess=True)
     model = registry.model_scene()
     if model is not None and (topical or signal):
         detail = f"intent {intent.primary_intent}" if topical and intent else f"signal {signal!r}"
@@ -201,6 +211,28 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
         return decide("model", model, detail)
     trace.append(StepTrace(step="model", hit=False, detail="not on-topic" if model else "no model scene"))
     return fallback("nothing matched")
+
+
+def _best_guess(router: Any, registry: Any, text: str) -> tuple[str, float, SceneDescriptor] | None:
+    """When neither a rule nor a sure L2 answer decided, the learned layer's most probable intent
+    if it is a business-travel one (the intents its training sentences cover best, ``overridable``)
+    with probability ≥ ``GUESS``: a better guess than handing a claim or an approval question to the
+    trip dialogue. None without such a layer or below the bar."""
+    l2 = getattr(router, "l2", None)
+    proba = getattr(l2, "probabilities", None)
+    if proba is None:
+        return None
+    try:
+        p = proba(text)
+    except Exception:  # the guess is optional
+        return None
+    if not p:
+        return None
+    top = max(p, key=lambda k: p[k])
+    if top not in getattr(l2, "overridable", frozenset()) or p[top] < GUESS:
+        return None
+    scene = registry.scene_for_intent(top)
+    return (top, p[top], scene) if scene is not None else None
 
 
 def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text: str) -> tuple[RuleHit, str]:
@@ -224,7 +256,7 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         if sid is not None and sid not in by_scene:
             by_scene[sid] = h
     overridable: frozenset[str] = getattr(l2, "overridable", frozenset())
-    if len(by_scene) < 2 and first.intent not in overridable:
+    if len(by_scene) < 2 and first.intent not in overridable and not first.topic:
         return first, ""
     try:
         p = proba(text)
@@ -239,7 +271,7 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         detail = f"rules disagree: {names}; the classifier prefers {best.rule_id}"
     top = max(p, key=lambda k: p[k])
     override = getattr(l2, "override", None)
-    if (override is not None and top != best.intent and best.intent in overridable and top in overridable
+    if (override is not None and top != best.intent and (best.intent in overridable or best.topic) and top in overridable
             and p[top] >= override and scene_of(top) not in (None, scene_of(best.intent, best.scene))):
         detail = f"rule {best.rule_id} ({best.intent} {p.get(best.intent, 0.0):.2f}) overridden: {top} {p[top]:.2f}"
         best = RuleHit(f"{best.rule_id}>l2", top, None, best.interrupts, best.source)

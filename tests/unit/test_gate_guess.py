@@ -1,0 +1,93 @@
+"""The gate's use of the learned layer (L2) where the rules are not sure:
+
+* a *topic* rule (a flight or a hotel is named: ``flight.search``) is overruled when L2 is sure of a
+  business-travel intent, an *action* rule (``book.flight``: 订机票) is not;
+* when nothing decided, L2's best business-travel guess (probability ≥ ``GUESS``) answers instead of
+  the trip dialogue, and the caption says it is a guess.
+
+The L2 layer here is a stub with fixed probabilities, so each case tests the gate alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from navigo_core.intent.classifier import OVERRIDABLE, OVERRIDE
+from navigo_core.intent.models import IntentItem, IntentResult, LayerTrace
+from navigo_core.scenes import gate_classify
+from navigo_core.scenes.defaults import gate_context
+from navigo_core.scenes.gate import GUESS
+
+
+class StubL2:
+    overridable = OVERRIDABLE
+    override = OVERRIDE
+
+    def __init__(self, probs: dict[str, float]) -> None:
+        self.probs = probs
+
+    def probabilities(self, text: str) -> dict[str, float]:
+        return dict(self.probs)
+
+
+class UnsureRouter:
+    """A router whose every layer missed (as the offline router below its thresholds)."""
+
+    def __init__(self, probs: dict[str, float]) -> None:
+        self.l2 = StubL2(probs)
+
+    def route(self, text: str) -> IntentResult:
+        item = IntentItem(intent="itinerary_planning", target_agent="InfoAgent", confidence="low", reason="…")
+        return IntentResult(intents=[item], primary_intent="itinerary_planning", overall_reason="…", source="vector",
+                            score=0.3, trace=[LayerTrace(layer="L2", hit=False, intent="itinerary_planning", score=0.3)])
+
+
+def decide(text: str, probs: dict[str, float], lang: str = "en"):
+    context = replace(gate_context(), router=UnsureRouter(probs), lang=lang, active_flow=None)
+    return gate_classify(text, context)
+
+
+def test_a_sure_business_intent_overrules_a_topic_rule() -> None:
+    # "flight" makes flight.search (a topic rule) match; L2 is sure it is a question about the order
+    text = "the flight Anna is on, was it the one I told you about"
+    low = decide(text, {"travel_order_query": OVERRIDE - 0.1, "flight_search": 0.05})
+    assert (low.scene_id, low.detail) == ("booking", "flight.search")
+    sure = decide(text, {"travel_order_query": OVERRIDE + 0.1, "flight_search": 0.05})
+    assert sure.scene_id == "travel_order_query"
+    assert sure.detail == "flight.search>l2"
+
+
+def test_an_action_rule_is_not_overruled() -> None:
+    # 订机票 is book.flight: a booking, whatever L2 says
+    d = decide("帮我订一张周五去成都的机票", {"travel_order_query": 0.95, "flight_search": 0.01}, lang="zh")
+    assert (d.scene_id, d.step, d.detail) == ("booking", "rule", "book.flight")
+
+
+@pytest.mark.parametrize("prob, scene", [(GUESS + 0.05, "reimbursement"), (GUESS - 0.05, "trip_planning")])
+def test_the_best_guess_answers_when_nothing_decided(prob: float, scene: str) -> None:
+    # no rule matches; "trip" is a travel signal, so without a guess the trip dialogue would take it
+    text = "about the Porto trip, the thing with the dinner receipts, what now"
+    d = decide(text, {"reimbursement": prob, "policy_query": 0.1})
+    assert d.scene_id == scene
+    if scene == "reimbursement":
+        assert (d.step, d.detail) == ("intent", "guess reimbursement")
+        assert d.reason.startswith("Probably about")
+    else:
+        assert d.step == "model"
+
+
+def test_a_guess_needs_a_business_intent_and_a_travel_message() -> None:
+    # a confident non-business guess (a flight search) is not taken: the trip dialogue asks instead
+    travel = "about the Porto trip, the thing with the dinner receipts, what now"
+    assert decide(travel, {"flight_search": 0.9}).step == "model"
+    # a message with no travel signal and no topical intent gets the help reply, not a guess
+    d = decide("what vaccines does a kitten need", {"policy_query": 0.9})
+    assert d.scene_id not in OVERRIDABLE
+
+
+def test_the_guess_caption_is_in_the_message_language() -> None:
+    d = decide("关于波尔图那趟出差，晚饭那些票据，现在怎么办", {"reimbursement": GUESS + 0.1}, lang="zh")
+    assert d.scene_id == "reimbursement"
+    assert d.reason.startswith("看起来是关于")
