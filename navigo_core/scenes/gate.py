@@ -271,6 +271,8 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         detail = f"rules disagree: {names}; the classifier prefers {best.rule_id}"
     top = max(p, key=lambda k: p[k])
     override = getattr(l2, "override", None)
+    if best.topic and best.intent not in overridable:  # a topic rule says less: a lower bar
+        override = getattr(l2, "topic_override", override)
     if (override is not None and top != best.intent and (best.intent in overridable or best.topic) and top in overridable
             and p[top] >= override and scene_of(top) not in (None, scene_of(best.intent, best.scene))):
         detail = f"rule {best.rule_id} ({best.intent} {p.get(best.intent, 0.0):.2f}) overridden: {top} {p[top]:.2f}"

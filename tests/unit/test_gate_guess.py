@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import pytest
 
-from navigo_core.intent.classifier import OVERRIDABLE, OVERRIDE
+from navigo_core.intent.classifier import OVERRIDABLE, OVERRIDE, TOPIC_OVERRIDE
 from navigo_core.intent.models import IntentItem, IntentResult, LayerTrace
 from navigo_core.scenes import gate_classify
 from navigo_core.scenes.defaults import gate_context
@@ -24,6 +24,7 @@ from navigo_core.scenes.gate import GUESS
 class StubL2:
     overridable = OVERRIDABLE
     override = OVERRIDE
+    topic_override = TOPIC_OVERRIDE
 
     def __init__(self, probs: dict[str, float]) -> None:
         self.probs = probs
@@ -52,15 +53,16 @@ def decide(text: str, probs: dict[str, float], lang: str = "en"):
 def test_a_sure_business_intent_overrules_a_topic_rule() -> None:
     # "flight" makes flight.search (a topic rule) match; L2 is sure it is a question about the order
     text = "the flight Anna is on, was it the one I told you about"
-    low = decide(text, {"travel_order_query": OVERRIDE - 0.1, "flight_search": 0.05})
+    low = decide(text, {"travel_order_query": TOPIC_OVERRIDE - 0.1, "flight_search": 0.05})
     assert (low.scene_id, low.detail) == ("booking", "flight.search")
-    sure = decide(text, {"travel_order_query": OVERRIDE + 0.1, "flight_search": 0.05})
+    sure = decide(text, {"travel_order_query": TOPIC_OVERRIDE + 0.1, "flight_search": 0.05})
     assert sure.scene_id == "travel_order_query"
     assert sure.detail == "flight.search>l2"
 
 
 def test_an_action_rule_is_not_overruled() -> None:
-    # 订机票 is book.flight: a booking, whatever L2 says
+    # 订机票 is book.flight: a booking, whatever L2 says (a business rule needs OVERRIDE, a topic rule less)
+    assert TOPIC_OVERRIDE < OVERRIDE
     d = decide("帮我订一张周五去成都的机票", {"travel_order_query": 0.95, "flight_search": 0.01}, lang="zh")
     assert (d.scene_id, d.step, d.detail) == ("booking", "rule", "book.flight")
 

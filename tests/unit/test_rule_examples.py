@@ -145,3 +145,19 @@ def test_labelled_set_through_classify(name: str, capsys: pytest.CaptureFixture[
         misses = "" if "fresh" in name else f"; most common misses {wrong.most_common(3)}"
         print(f"\n{name}: {rep.accuracy:.1%} of {rep.n} through classify{misses}")
     assert rep.accuracy >= SETS[name]
+
+
+def test_a_word_list_may_use_another_and_every_reference_is_expanded() -> None:
+    nested = RuleSet.from_dict({"words": {"inner": ["quux"], "outer": ["foo {{inner}}"]},
+                                "rules": [{"id": "t", "intent": "booking", "keywords": ["{{outer}}"],
+                                           "negative": ["{{outer}} no"], "topic": True}]})
+    rule = nested.rule("t")
+    assert rule.matches("foo quux") and not rule.matches("foo bar") and not rule.matches("foo quux no")
+    assert rule.topic
+    for r in default_rules().rules:  # no {{name}} is left in a compiled pattern
+        for pattern in (r.keyword, r.negative):
+            assert pattern is None or "{{" not in pattern.pattern, r.id
+    with pytest.raises(ValueError, match="circle"):
+        RuleSet.from_dict({"words": {"a": ["x{{b}}"], "b": ["y{{a}}"]}, "rules": []})
+    with pytest.raises(ValueError, match="true or false"):
+        RuleSet.from_dict({"rules": [{"id": "t", "intent": "booking", "keywords": ["x"], "topic": "yes"}]})
