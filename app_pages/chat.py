@@ -114,6 +114,9 @@ def caption(meta: dict[str, Any] | None) -> None:
     if by == "none":
         st.caption(tr("chatpage.undecided", scene=scene, ms=ms))
         return
+    if by == "guess":
+        st.caption(tr("chatpage.guess", intent=d.get("intent") or "—", scene=scene, ms=ms))
+        return
     intent = d.get("intent") or "—"
     if d.get("confidence") and by in ("seeds", "llm"):
         intent += f" ({d['confidence']:.2f})"

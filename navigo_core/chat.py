@@ -74,11 +74,14 @@ class ChatReply:
 
 def decided_by(decision: GateDecision) -> str:
     """Who decided, for the caption: ``rule``, ``seeds`` (the L2 example sentences), ``llm`` (only when
-    an LLM answered), ``dialogue`` (an open dialogue continued), ``off_topic``, or ``none`` (no layer
-    was sure: the model route or the fallback help took it)."""
+    an LLM answered), ``dialogue`` (an open dialogue continued), ``off_topic``, ``guess`` (no layer was
+    sure; the L2 layer's best business-travel guess took it), or ``none`` (no layer was sure: the model
+    route or the fallback help took it)."""
     step, intent = decision.step, decision.intent
     if step == "resume":
         return "dialogue"
+    if step == "intent" and decision.detail.startswith("guess "):
+        return "guess"
     if step in ("off_topic", "rule"):
         return step
     if step == "intent" and intent is not None:
@@ -95,7 +98,8 @@ def decision_info(decision: GateDecision | None) -> dict[str, Any] | None:
     intent = decision.intent
     by = decided_by(decision)
     return {"step": decision.step, "scene": decision.scene_id, "by": by,
-            "intent": intent.primary_intent if intent and by != "none" else None,
+            "intent": (decision.detail.removeprefix("guess ") if by == "guess"
+                       else intent.primary_intent if intent and by != "none" else None),
             "confidence": float(intent.score) if intent and by in ("seeds", "llm") else None,
             "layer": by,
             "latency_ms": round(float(decision.latency_ms), 2), "reason": decision.reason,

@@ -93,3 +93,15 @@ def test_the_guess_caption_is_in_the_message_language() -> None:
     d = decide("关于波尔图那趟出差，晚饭那些票据，现在怎么办", {"reimbursement": GUESS + 0.1}, lang="zh")
     assert d.scene_id == "reimbursement"
     assert d.reason.startswith("看起来是关于")
+
+
+def test_the_chat_caption_data_of_a_guess_names_the_guess() -> None:
+    from navigo_core.chat import decision_info
+
+    d = decide("about the Porto trip, the thing with the dinner receipts, what now", {"reimbursement": GUESS + 0.05})
+    info = decision_info(d)
+    assert info is not None
+    assert (info["by"], info["intent"], info["scene"]) == ("guess", "reimbursement", "reimbursement")
+    low = decision_info(decide("about the Porto trip, the thing with the dinner receipts, what now",
+                               {"reimbursement": GUESS - 0.05}))
+    assert low is not None and (low["by"], low["intent"]) == ("none", None)
