@@ -15,6 +15,7 @@
 * benign sentences of the project's own labelled sets: ``tests/data/routing_tune*.jsonl``,
   ``calibration.jsonl``, ``out_of_scope_train*.jsonl`` (the other sets stay out: untrained checks),
 
+with the sentences of each benign English text as benign rows of their own (``CONFIG["benign_segments"]``),
 and calibrates the flagging threshold per language on benign text it did not train on: the lowest
 threshold giving ≤ 0.25 % false positives (``CONFIG["max_fpr_calibration"]``; round 4: 1 %) on the even-indexed
 rows of ``tests/data/injection_benign_fresh.jsonl`` with all of ``injection_benign_fresh3.jsonl`` (480 rows per
@@ -49,7 +50,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from navigo_core.security.classifier import MODEL_PATH, expand_dense, hashed_counts, make_vectorizer, read_model, text_lang
-from navigo_core.security.features import MAX_CHARS, N_DENSE, crop_raw, dense_features, prepare
+from navigo_core.security.features import MAX_CHARS, N_CONCEPTS, N_DENSE, crop_raw, dense_features, prepare, segments
 
 __all__ = ["CONFIG", "OWN_FILES", "REPO_BENIGN_TRAIN", "build", "calibrate", "calibration_rows", "fit",
            "labelled_benign_rows",
@@ -86,7 +87,13 @@ CONFIG: dict = {
     # was another's 2 %); aiming at 0.25 % on them (one false positive in 480) leaves the margin for text the
     # threshold never saw to stay within 1 %
     "max_fpr_calibration": 0.0025,
+    # round 10: the sentences of every benign English text are benign training rows too, at a quarter of their
+    # text's weight (English texts score as their most suspicious sentence, which training never saw alone:
+    # benign persona prompts, "I want you to act as a movie critic. … Only reply with …", were flagged by one
+    # sentence). At the same validation false positives it catches more own attacks (EXPERIMENTS.md, round 10)
+    "benign_segments": {"weight": 0.25},
 }
+
 
 #: Own-written rows (fields text, label 1/0, lang, subtype), written for this project without reading the
 #: evaluation files; see training/injection/LICENSES.md.
@@ -203,11 +210,15 @@ def _round(a: np.ndarray) -> np.ndarray:
     return np.round(a.astype(np.float32).astype(np.float64), 6).astype(np.float32)
 
 
-def _features(prepared: list[str], config: dict, raws: list[str] | None = None):
+def _features(prepared: list[str], config: dict, raws: Sequence[str | None] | None = None,
+              concepts: Sequence[np.ndarray | None] | None = None):
+    """Hashed counts per block and the dense features; a row with ``concepts`` is a segment of a text
+    (it looks only for the concepts its whole text shows, as :meth:`InjectionModel.scores` does)."""
     counts = [hashed_counts(make_vectorizer(b["analyzer"], tuple(b["ngram"]), b["bits"]), prepared)
               for b in config["blocks"]]
     raw_texts: Sequence[str | None] = [None] * len(prepared) if raws is None else raws
-    dense = (np.vstack([dense_features(p, r) for p, r in zip(prepared, raw_texts)]) if prepared
+    found: Sequence[np.ndarray | None] = [None] * len(prepared) if concepts is None else concepts
+    dense = (np.vstack([dense_features(p, r, c) for p, r, c in zip(prepared, raw_texts, found)]) if prepared
              else np.zeros((0, N_DENSE)))
     return counts, dense
 
@@ -216,7 +227,26 @@ def fit(rows: list[dict], config: dict = CONFIG) -> tuple[dict, dict[str, np.nda
     """Train on ``rows``; return (meta, arrays) with rounded weights."""
     prepared = [prepare(r["text"]) for r in rows]
     y = np.array([r["label"] for r in rows])
-    counts, dense = _features(prepared, config, [crop_raw(r["text"]) for r in rows])
+    weights = sample_weights(rows, config)
+    raws: list[str | None] = [crop_raw(r["text"]) for r in rows]
+    concepts: list[np.ndarray | None] = [None] * len(rows)
+    bseg, seg = config.get("benign_segments"), config.get("segments")
+    if bseg and seg:  # the sentences of benign texts are benign too: the model scores English texts by them
+        whole_dense = np.vstack([dense_features(p, r) for p, r in zip(prepared, raws)])
+        extra_p, extra_c, extra_w = [], [], []
+        for i, (r, p) in enumerate(zip(rows, prepared)):
+            if r["label"] != 0 or text_lang(p) not in seg.get("langs", ("en", "zh")):
+                continue
+            for part in segments(p, seg["max_segments"], seg["min_chars"]):
+                extra_p.append(part)
+                extra_c.append(whole_dense[i, :N_CONCEPTS] > 0)
+                extra_w.append(weights[i] * float(bseg["weight"]))
+        prepared = prepared + extra_p
+        raws = raws + [None] * len(extra_p)
+        concepts = concepts + extra_c
+        y = np.concatenate([y, np.zeros(len(extra_p), dtype=y.dtype)])
+        weights = np.concatenate([weights, np.array(extra_w)])
+    counts, dense = _features(prepared, config, raws, concepts)
     blocks, meta_blocks, arrays = [], [], {}
     for i, (spec, X) in enumerate(zip(config["blocks"], counts)):
         tf = TfidfTransformer(sublinear_tf=config["sublinear_tf"], use_idf=True, smooth_idf=True, norm="l2")
@@ -227,7 +257,6 @@ def fit(rows: list[dict], config: dict = CONFIG) -> tuple[dict, dict[str, np.nda
         meta_blocks.append(dict(spec, idf_unseen=float(_round(np.array([math.log(1 + X.shape[0]) + 1.0]))[0])))
     dense = expand_dense(dense, prepared, bool(config.get("dense_by_lang")))
     Xall = sp.hstack(blocks + [sp.csr_matrix(dense * config["dense_scale"])]).tocsr()
-    weights = sample_weights(rows, config)
     clf = _linear_model(config)
     clf.fit(Xall, y, sample_weight=weights)
     coef = clf.coef_.ravel()
