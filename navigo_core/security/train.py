@@ -233,7 +233,9 @@ def fit(rows: list[dict], config: dict = CONFIG) -> tuple[dict, dict[str, np.nda
     bseg, seg = config.get("benign_segments"), config.get("segments")
     if bseg and seg:  # the sentences of benign texts are benign too: the model scores English texts by them
         whole_dense = np.vstack([dense_features(p, r) for p, r in zip(prepared, raws)])
-        extra_p, extra_c, extra_w = [], [], []
+        extra_p: list[str] = []
+        extra_c: list[np.ndarray | None] = []
+        extra_w: list[float] = []
         for i, (r, p) in enumerate(zip(rows, prepared)):
             if r["label"] != 0 or text_lang(p) not in seg.get("langs", ("en", "zh")):
                 continue
