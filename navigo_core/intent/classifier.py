@@ -71,6 +71,7 @@ class ClassifierIndex(VectorIndex):
         self.topic_override = TOPIC_OVERRIDE
         self.overridable = OVERRIDABLE
         self._vec, self._clf, self._train = _fitted if _fitted is not None else self._fit(self.seeds)
+        self._last: tuple[str, Any, np.ndarray] | None = None
         by_intent: dict[str, list[int]] = {}
         for i, intent in enumerate(self._intents):
             by_intent.setdefault(intent, []).append(i)
@@ -112,9 +113,20 @@ class ClassifierIndex(VectorIndex):
     def encoder_name(self) -> str:
         return NAME
 
-    def _matches(self, texts: Sequence[str]) -> list[VectorMatch]:
+    def _encode(self, texts: Sequence[str]) -> tuple[Any, np.ndarray]:
+        """The features and the probabilities of ``texts``. The last single message is remembered: the
+        gate asks again for the same message (weighing rules, a best guess) after the router did."""
+        last = self._last
+        if len(texts) == 1 and last is not None and last[0] == texts[0]:
+            return last[1], last[2]
         x = self._vec.transform(list(texts))
         proba = self._clf.predict_proba(x)
+        if len(texts) == 1:
+            self._last = (texts[0], x, proba)
+        return x, proba
+
+    def _matches(self, texts: Sequence[str]) -> list[VectorMatch]:
+        x, proba = self._encode(texts)
         out = []
         for k, text in enumerate(texts):
             j = int(np.argmax(proba[k]))
@@ -130,7 +142,7 @@ class ClassifierIndex(VectorIndex):
 
     def probabilities(self, text: str) -> dict[str, float]:
         """The probability of every intent for ``text`` (the gate asks when two rules disagree)."""
-        proba = self._clf.predict_proba(self._vec.transform([text]))[0]
+        proba = self._encode([text])[1][0]
         return {str(c): float(p) for c, p in zip(self._clf.classes_, proba)}
 
     def nearest(self, text: str, lang: str | None = None) -> VectorMatch:

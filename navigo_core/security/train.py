@@ -210,17 +210,20 @@ def _round(a: np.ndarray) -> np.ndarray:
     return np.round(a.astype(np.float32).astype(np.float64), 6).astype(np.float32)
 
 
-def _features(prepared: list[str], config: dict, raws: Sequence[str | None] | None = None,
-              concepts: Sequence[np.ndarray | None] | None = None):
-    """Hashed counts per block and the dense features; a row with ``concepts`` is a segment of a text
-    (it looks only for the concepts its whole text shows, as :meth:`InjectionModel.scores` does)."""
-    counts = [hashed_counts(make_vectorizer(b["analyzer"], tuple(b["ngram"]), b["bits"]), prepared)
-              for b in config["blocks"]]
+def _counts(prepared: list[str], config: dict) -> list:
+    """The hashed n-gram counts of each block."""
+    return [hashed_counts(make_vectorizer(b["analyzer"], tuple(b["ngram"]), b["bits"]), prepared)
+            for b in config["blocks"]]
+
+
+def _dense(rows: Sequence[np.ndarray]) -> np.ndarray:
+    return np.vstack(rows) if len(rows) else np.zeros((0, N_DENSE))
+
+
+def _features(prepared: list[str], config: dict, raws: Sequence[str | None] | None = None):
+    """Counts and dense features of whole texts (the experiment scripts in training/injection use it)."""
     raw_texts: Sequence[str | None] = [None] * len(prepared) if raws is None else raws
-    found: Sequence[np.ndarray | None] = [None] * len(prepared) if concepts is None else concepts
-    dense = (np.vstack([dense_features(p, r, c) for p, r, c in zip(prepared, raw_texts, found)]) if prepared
-             else np.zeros((0, N_DENSE)))
-    return counts, dense
+    return _counts(prepared, config), _dense([dense_features(p, r) for p, r in zip(prepared, raw_texts)])
 
 
 def fit(rows: list[dict], config: dict = CONFIG) -> tuple[dict, dict[str, np.ndarray]]:
@@ -228,27 +231,25 @@ def fit(rows: list[dict], config: dict = CONFIG) -> tuple[dict, dict[str, np.nda
     prepared = [prepare(r["text"]) for r in rows]
     y = np.array([r["label"] for r in rows])
     weights = sample_weights(rows, config)
-    raws: list[str | None] = [crop_raw(r["text"]) for r in rows]
-    concepts: list[np.ndarray | None] = [None] * len(rows)
+    dense = _dense([dense_features(p, crop_raw(r["text"])) for p, r in zip(prepared, rows)])
     bseg, seg = config.get("benign_segments"), config.get("segments")
     if bseg and seg:  # the sentences of benign texts are benign too: the model scores English texts by them
-        whole_dense = np.vstack([dense_features(p, r) for p, r in zip(prepared, raws)])
         extra_p: list[str] = []
-        extra_c: list[np.ndarray | None] = []
+        extra_d: list[np.ndarray] = []
         extra_w: list[float] = []
         for i, (r, p) in enumerate(zip(rows, prepared)):
             if r["label"] != 0 or text_lang(p) not in seg.get("langs", ("en", "zh")):
                 continue
             for part in segments(p, seg["max_segments"], seg["min_chars"]):
+                # as the scorer sees a segment: only the concepts its whole text shows, no raw text
                 extra_p.append(part)
-                extra_c.append(whole_dense[i, :N_CONCEPTS] > 0)
+                extra_d.append(dense_features(part, None, dense[i, :N_CONCEPTS] > 0))
                 extra_w.append(weights[i] * float(bseg["weight"]))
         prepared = prepared + extra_p
-        raws = raws + [None] * len(extra_p)
-        concepts = concepts + extra_c
+        dense = np.vstack([dense, _dense(extra_d)])
         y = np.concatenate([y, np.zeros(len(extra_p), dtype=y.dtype)])
         weights = np.concatenate([weights, np.array(extra_w)])
-    counts, dense = _features(prepared, config, raws, concepts)
+    counts = _counts(prepared, config)
     blocks, meta_blocks, arrays = [], [], {}
     for i, (spec, X) in enumerate(zip(config["blocks"], counts)):
         tf = TfidfTransformer(sublinear_tf=config["sublinear_tf"], use_idf=True, smooth_idf=True, norm="l2")
