@@ -55,11 +55,6 @@ from navigo_core.providers.weather import WeatherProvider
 
 # Intents that do not make an unmatched message "on-topic" by themselves.
 _NOT_TOPICAL = frozenset({"unknown", "greeting"})
-# The learned layer's best guess below its sure threshold still decides a business-travel intent from
-# this probability on (see _best_guess). Chosen on the tuning sets: 0.35-0.5 gained 9-12 rows of 9,604,
-# 0.45 as many as 0.4 with fewer guesses; the shared CLINC and Chinese rows and the out-of-scope
-# capture do not change (a guess is only taken for on-topic messages).
-GUESS = 0.45
 
 
 def _ms(start: float) -> float:
@@ -231,13 +226,14 @@ def _l2_probabilities(router: Any, text: str) -> tuple[Any, dict[str, float] | N
 def _best_guess(router: Any, registry: Any, text: str) -> tuple[str, float, SceneDescriptor] | None:
     """When neither a rule nor a sure L2 answer decided, the learned layer's most probable intent
     if it is a business-travel one (the intents its training sentences cover best, ``overridable``)
-    with probability ≥ ``GUESS``: a better guess than handing a claim or an approval question to the
+    with probability ≥ its ``guess`` (``intent/classifier.py``: ``GUESS``): a better guess than handing a claim or an approval question to the
     trip dialogue. None without such a layer or below the bar."""
     l2, p = _l2_probabilities(router, text)
     if not p:
         return None
     top = max(p, key=lambda k: p[k])
-    if top not in getattr(l2, "overridable", frozenset()) or p[top] < GUESS:
+    guess = getattr(l2, "guess", None)
+    if guess is None or top not in getattr(l2, "overridable", frozenset()) or p[top] < guess:
         return None
     scene = registry.scene_for_intent(top)
     return (top, p[top], scene) if scene is not None else None

@@ -14,17 +14,17 @@ from dataclasses import replace
 
 import pytest
 
-from navigo_core.intent.classifier import OVERRIDABLE, OVERRIDE, TOPIC_OVERRIDE
+from navigo_core.intent.classifier import GUESS, OVERRIDABLE, OVERRIDE, TOPIC_OVERRIDE
 from navigo_core.intent.models import IntentItem, IntentResult, LayerTrace
 from navigo_core.scenes import gate_classify
 from navigo_core.scenes.defaults import gate_context
-from navigo_core.scenes.gate import GUESS
 
 
 class StubL2:
     overridable = OVERRIDABLE
     override = OVERRIDE
     topic_override = TOPIC_OVERRIDE
+    guess = GUESS
 
     def __init__(self, probs: dict[str, float]) -> None:
         self.probs = probs
