@@ -52,6 +52,27 @@ class Encoder(ABC):
         return self.name
 
 
+def tfidf_row(text: str, analyzer: Any, vocab: dict[str, int], idf: np.ndarray,
+              sublinear_tf: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One text's row of a fitted ``TfidfVectorizer`` (norm "l2"), as feature indices and values, without
+    scikit-learn's per-call checks (most of the time of a single-message ``transform``): the analyzer's
+    n-grams found in the vocabulary, counted, tf (sublinear if asked) times idf, scaled to unit length."""
+    counts: dict[int, int] = {}
+    for gram in analyzer(text):
+        j = vocab.get(gram)
+        if j is not None:
+            counts[j] = counts.get(j, 0) + 1
+    if not counts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    feats = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+    tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+    if sublinear_tf:
+        tf = np.log(tf) + 1.0
+    w = tf * idf[feats]
+    w /= math.sqrt(float(w @ w))
+    return feats, w
+
+
 class TfidfEncoder(Encoder):
     """Character n-gram TF-IDF over the seed corpus (offline, no download)."""
 
@@ -93,21 +114,10 @@ class TfidfEncoder(Encoder):
         return np.asarray((q @ self._seed_matrix_t).todense())
 
     def scores_one(self, text: str) -> np.ndarray:
-        counts: dict[int, int] = {}
-        vocab = self._vocab
-        for gram in self._analyzer(text):
-            j = vocab.get(gram)
-            if j is not None:
-                counts[j] = counts.get(j, 0) + 1
         out = np.zeros(self._n)
-        if not counts:
+        feats, w = tfidf_row(text, self._analyzer, self._vocab, self._idf, self.sublinear_tf)
+        if not len(feats):
             return out
-        feats = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
-        tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        if self.sublinear_tf:
-            tf = np.log(tf) + 1.0
-        w = tf * self._idf[feats]
-        w /= math.sqrt(float(w @ w))
         starts = self._indptr[feats]
         lengths = self._indptr[feats + 1] - starts
         total = int(lengths.sum())
@@ -163,4 +173,4 @@ class EmbeddingsEncoder(Encoder):
         return q @ self._seeds.T
 
 
-__all__ = ["Encoder", "EmbeddingsEncoder", "TfidfEncoder"]
+__all__ = ["Encoder", "EmbeddingsEncoder", "TfidfEncoder", "tfidf_row"]

@@ -283,6 +283,21 @@ def test_fast_tfidf_path_equals_sklearn_transform() -> None:
     assert batch.shape == (len(texts), enc.n_seeds) and np.allclose(batch, one, atol=1e-12)
 
 
+def test_l2_classifier_fast_path_equals_sklearn() -> None:
+    # the offline classifier scores one message without scikit-learn's transform; same features, same probabilities
+    l2 = offline_index()
+    texts = ["帮我找个落脚的地方", "what can I do in Lisbon", "x", "", "Ω≈ç √∫˜", "明天北京冷吗，要不要穿羽绒服",
+             "Withdraw my Berlin trip request please", "报销 报销 报销 出租车发票"]
+    x = l2._vec.transform(texts)
+    feats, proba = l2._encode(texts)
+    for k, (idx, val) in enumerate(feats):
+        row = np.zeros(x.shape[1])
+        row[idx] = val
+        assert np.allclose(row, x[k].toarray().ravel(), atol=1e-12)
+    assert np.allclose(proba, l2._clf.predict_proba(x), atol=1e-12)
+    assert [l2.nearest(t).intent for t in texts] == [str(c) for c in l2._clf.predict(x)]
+
+
 def test_shipped_thresholds_file_has_a_tfidf_entry() -> None:
     th = load_thresholds()
     assert 0 < th["tfidf"].threshold < 1 and th["tfidf"].high >= th["tfidf"].threshold
