@@ -29,8 +29,9 @@ Run from the repo root: ``.venv/bin/python benchmarks/bench_intent.py``.
    accuracy, per gate step how many rows it decided and how many of those were right,
    out-of-scope captured (rows labelled ``unknown`` sent to a scene other than the off-topic reply
    or the help), and p50 latency. The fresh sets (``*_fresh.jsonl``) were written before any rule
-   was tuned and are never tuned on; the tuning sets (``routing_tune*.jsonl``) are what the rules
-   and the generated seeds were developed on.
+   was tuned and are never tuned on; the tuning sets (``routing_tune*.jsonl``, ``business_dev*.jsonl``)
+   are what the rules were developed on and what L2 trains on (``benchmarks/build_l2_examples.py``:
+   ``business_dev14`` stays out of L2's training, the check set of its settings).
 
 ``--write-thresholds`` first recalibrates the shipped thresholds from the repository's own
 labelled data (what ``make bench`` shows, the same as
@@ -279,7 +280,7 @@ def write_thresholds() -> None:
     print(f"Wrote {THRESHOLDS_FILE.relative_to(ROOT)}: {res.thresholds.model_dump()}\n")
 
 
-SCENE_SETS = ("business_fresh2.jsonl", "business_fresh3.jsonl", "business_fresh4.jsonl", "business_fresh5.jsonl", "business_fresh6.jsonl", "business_fresh7.jsonl", "business_fresh8.jsonl", "business_dev13.jsonl", "business_dev8.jsonl", "business_dev9.jsonl", "business_dev10.jsonl", "business_dev11.jsonl", "business_dev12.jsonl", "business_dev3.jsonl", "business_dev4.jsonl", "business_dev5.jsonl", "business_dev6.jsonl", "business_dev7.jsonl", "business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
+SCENE_SETS = ("business_fresh2.jsonl", "business_fresh3.jsonl", "business_fresh4.jsonl", "business_fresh5.jsonl", "business_fresh6.jsonl", "business_fresh7.jsonl", "business_fresh8.jsonl", "business_fresh9.jsonl", "business_dev14.jsonl", "business_dev13.jsonl", "business_dev8.jsonl", "business_dev9.jsonl", "business_dev10.jsonl", "business_dev11.jsonl", "business_dev12.jsonl", "business_dev3.jsonl", "business_dev4.jsonl", "business_dev5.jsonl", "business_dev6.jsonl", "business_dev7.jsonl", "business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
               "calibration.jsonl", "out_of_scope.jsonl", "routing_tune.jsonl",
               *(f"routing_tune{n}.jsonl" for n in range(2, 16)))
 

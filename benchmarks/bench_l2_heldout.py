@@ -2,7 +2,7 @@
 
 Run from the repo root: ``.venv/bin/python benchmarks/bench_l2_heldout.py`` (about 3 minutes).
 
-Each tuning set (``tests/data/routing_tune*.jsonl``) is left out of training in turn: the
+Each tuning set (``build_l2_examples.TUNING``) is left out of training in turn: the
 classifier is trained on the seeds and the other sets, its language thresholds are calibrated on
 the calibration sets as ``intent calibrate`` does, and the left-out set is scored through the gate
 (scene accuracy, what users get). The out-of-scope rows of the calibration sets are scored the same
@@ -33,8 +33,7 @@ from navigo_core.scenes.evaluate import score  # noqa: E402
 from navigo_core.scenes.gate import gate_classify, make_gate_context  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
-TUNING = ["routing_tune.jsonl"] + [f"routing_tune{i}.jsonl" for i in range(2, 16)]
-ALWAYS = ["out_of_scope_train.jsonl", "out_of_scope_train2.jsonl"]  # trained on in every fold
+from build_l2_examples import ALWAYS, TUNING  # noqa: E402  (the sets L2 trains on; ALWAYS: in every fold)
 CALIBRATION = ["intent_labelled.jsonl", "business_intents.jsonl", "out_of_scope.jsonl", "calibration.jsonl"]
 GRID: list[float | None] = [None, 0.8, 0.7, 0.6, 0.5]
 
@@ -42,7 +41,7 @@ GRID: list[float | None] = [None, 0.8, 0.7, 0.6, 0.5]
 def _seeds(leave_out: str) -> list[Seed]:
     seeds = load_seeds(SEEDS_FILE)
     known = {s.text.lower() for s in seeds}
-    for name in TUNING + ALWAYS:
+    for name in (*TUNING, *ALWAYS):
         if name == leave_out:
             continue
         for row in load_labelled(DATA / name):

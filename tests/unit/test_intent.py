@@ -44,6 +44,7 @@ from navigo_core.intent.router import offline_index
 from navigo_core.intent.rules import RULES_FILE, RuleSet, default_rules, normalize
 from navigo_core.intent.taxonomy import AGENTS
 from navigo_core.intent.vector import (
+    EXAMPLES_FILE,
     SEEDS_FILE,
     THRESHOLDS_FILE,
     Band,
@@ -281,6 +282,18 @@ def test_fast_tfidf_path_equals_sklearn_transform() -> None:
     batch = enc.scores(texts)
     one = np.array([enc.scores_one(x) for x in texts])
     assert batch.shape == (len(texts), enc.n_seeds) and np.allclose(batch, one, atol=1e-12)
+
+
+def test_shipped_l2_examples_are_what_the_generator_writes_from_the_tuning_sets() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import build_l2_examples
+    finally:
+        sys.path.pop(0)
+    text, n = build_l2_examples.render()
+    assert n > 8000 and "business_dev14.jsonl" not in build_l2_examples.SOURCES
+    assert not [s for s in build_l2_examples.SOURCES if "fresh" in s or s in CALIBRATION_SETS]
+    assert text == EXAMPLES_FILE.read_text(encoding="utf-8"), "rerun benchmarks/build_l2_examples.py"
 
 
 def test_l2_classifier_fast_path_equals_sklearn() -> None:
