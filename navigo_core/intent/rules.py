@@ -15,6 +15,8 @@ Every routing rule lives in that file, in four sections:
   (the gate's first step, and the wording of the off-topic reply).
 * ``multi_intent_markers`` — "然后", "and also" …: a message with one that
   matches rules of two different intents is an L1 miss, so L3 can split it.
+* ``negation`` — "don't want to", "先别": a rule whose keyword follows one is only a *topic* for that
+  message (the learned layer may overrule it): "I don't want to cancel the application, just move it".
 
 ``words`` defines named alternations used as ``{{name}}`` inside any regex of the
 file (one vocabulary for "application", "cancel", … shared by the rules).
@@ -224,8 +226,10 @@ class RuleSet:
     """The compiled rules: ordered L1 rules, switch phrases, off-topic categories, multi-intent markers."""
 
     def __init__(self, rules: Iterable[Rule], markers: re.Pattern[str] | None = None,
-                 switch: re.Pattern[str] | None = None, off_topic: Iterable[OffTopicCategory] = ()) -> None:
+                 switch: re.Pattern[str] | None = None, off_topic: Iterable[OffTopicCategory] = (),
+                 negation: re.Pattern[str] | None = None) -> None:
         self.rules = tuple(rules)
+        self.negation = negation
         ids = [r.id for r in self.rules]
         if len(set(ids)) != len(ids):
             raise ValueError(f"rule ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}")
@@ -269,7 +273,7 @@ class RuleSet:
                                          words.compile(spec.get("negatives"), f"off_topic.{name}"),
                                          tuple(spec.get("intents") or ()), bool(spec.get("signal_veto", True))))
         return cls(rules, words.compile(data.get("multi_intent_markers"), "multi_intent_markers"),
-                   words.compile(data.get("switch"), "switch"), cats)
+                   words.compile(data.get("switch"), "switch"), cats, words.compile(data.get("negation"), "negation"))
 
     @classmethod
     def from_yaml(cls, path: Path | str = RULES_FILE) -> RuleSet:
@@ -280,7 +284,7 @@ class RuleSet:
         extra = tuple(first)
         if not extra:
             return self
-        return RuleSet(extra + self.rules, self.markers, self.switch, self.off_topic)
+        return RuleSet(extra + self.rules, self.markers, self.switch, self.off_topic, self.negation)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -319,14 +323,24 @@ class RuleSet:
                 matched.append(r)
         if not matched:
             return RuleOutcome(None, "no rule matched"), []
-        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source, r.topic) for r in matched if r.check is None]
+        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source, r.topic or self._negated(r, norm))
+                for r in matched if r.check is None]
         first = matched[0]
         if marked and first.intent != "greeting":
             others = sorted({r.intent for r in matched if r.intent not in (first.intent, "greeting")})
             if others:
                 return RuleOutcome(None, f"several intents ({first.intent}, {', '.join(others)}): left to L3"), hits
-        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source, first.topic)
+        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source,
+                      first.topic or self._negated(first, norm))
         return RuleOutcome(hit, f"rule {first.id}"), hits
+
+    def _negated(self, rule: Rule, norm: str) -> bool:
+        """Whether ``rule``'s keyword first matches ``norm`` right after a ``negation`` phrase (within the 24
+        characters before it): "I don't want to cancel …" names a cancellation it does not want."""
+        if self.negation is None or rule.keyword is None:
+            return False
+        m = rule.keyword.search(norm)
+        return m is not None and self.negation.search(norm, max(0, m.start() - 24), m.start()) is not None
 
     def all_matches(self, text: str) -> list[Rule]:
         """Every rule that matches (for analysis and the Router lab), in priority order."""

@@ -157,6 +157,24 @@ def test_two_intents_joined_by_a_marker_are_left_to_l3(rules: RuleSet) -> None:
     assert l1(rules, "帮我订明天去上海的机票和酒店") == "flight_search"  # no marker: first rule wins
 
 
+@pytest.mark.parametrize("text, negated", [
+    ("I don't want to cancel the Lyon application, just move it to May", True),
+    ("we do not need to book a hotel in Graz any more, what does my order say", True),
+    ("不用订酒店了，帮我看看之前那个订单", True),
+    ("先别取消出差申请，等领导回复", True),
+    ("cancel the Lyon application", False),
+    ("帮我订酒店", False),
+    ("not sure which hotel, book the one near the venue", False),  # the negation is too far from the keyword
+    ("不知道行不行，帮我订上海的酒店", False),
+])
+def test_a_rule_keyword_after_a_negation_is_only_a_topic(rules: RuleSet, text: str, negated: bool) -> None:
+    # "I don't want to cancel …" names what is NOT wanted: the hit stays, but the learned layer may overrule it
+    out, hits = rules.scan(text)
+    assert out.hit is not None and hits
+    assert out.hit.topic is (negated or rules.rule(out.hit.rule_id).topic)
+    assert rules.negation is not None and rules._negated(rules.rule(out.hit.rule_id), normalize(text)) is negated
+
+
 def test_rules_file_is_valid_ordered_and_bilingual() -> None:
     data = yaml.safe_load(RULES_FILE.read_text(encoding="utf-8"))
     ids = [r["id"] for r in data["rules"]]
