@@ -32,7 +32,7 @@ from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # n
 #: orders and policies than a business trip's, so that a leave request is not taken for a trip application).
 #: ``business_dev14`` stays out: the untrained set the gate's L2 settings are checked on.
 TUNING = ("routing_tune.jsonl", *(f"routing_tune{n}.jsonl" for n in range(2, 16)),
-          *(f"business_dev{n}.jsonl" for n in range(3, 14)))
+          *(f"business_dev{n}.jsonl" for n in range(3, 14)), "business_dev15.jsonl")
 ALWAYS = ("out_of_scope_train.jsonl", "out_of_scope_train2.jsonl", "out_of_scope_hard.jsonl")
 SOURCES = TUNING + ALWAYS
 
