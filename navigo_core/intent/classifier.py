@@ -192,7 +192,6 @@ class _Blocks:
         for _, vec in union.transformer_list:
             self._blocks.append((vec.build_analyzer(), vec.vocabulary_, vec.idf_, offset, vec.sublinear_tf))
             offset += len(vec.vocabulary_)
-        self.n_features = offset
 
     def features(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The feature indices of ``text`` and their values."""
