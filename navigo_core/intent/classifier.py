@@ -15,6 +15,7 @@ sentence too, so a decision can be explained.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,7 +68,7 @@ class _Describe:
 class ClassifierIndex(VectorIndex):
     """Same surface as :class:`VectorIndex`; ``nearest`` is the classifier's top intent."""
 
-    def __init__(self, seeds: Sequence[Seed], thresholds: EncoderThresholds, *, _fitted: Any = None) -> None:
+    def __init__(self, seeds: Sequence[Seed], thresholds: EncoderThresholds) -> None:
         if not seeds:
             raise ValueError("the L2 classifier needs training sentences")
         self.seeds = list(seeds)
@@ -78,7 +79,7 @@ class ClassifierIndex(VectorIndex):
         self.topic_override = TOPIC_OVERRIDE
         self.guess = GUESS
         self.overridable = OVERRIDABLE
-        self._vec, self._clf, self._train = _fitted if _fitted is not None else self._fit(self.seeds)
+        self._vec, self._clf, self._train = self._fit(self.seeds)
         self._last: tuple[str, list[tuple[np.ndarray, np.ndarray]], np.ndarray] | None = None
         by_intent: dict[str, list[int]] = {}
         for i, intent in enumerate(self._intents):
@@ -121,8 +122,11 @@ class ClassifierIndex(VectorIndex):
         return vec, clf, train
 
     def with_thresholds(self, thresholds: EncoderThresholds) -> ClassifierIndex:
-        other = ClassifierIndex(self.seeds, thresholds, _fitted=(self._vec, self._clf, self._train))
-        other.encoder = self.encoder
+        """The same fitted classifier and everything derived from it (shared, read only) with other thresholds
+        (``offline_index`` asks for one per router; rebuilding the derived arrays took 29 ms)."""
+        other = copy.copy(self)
+        other.thresholds = thresholds
+        other._last = None
         return other
 
     @property
@@ -195,9 +199,12 @@ class _Blocks:
 
     def features(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The feature indices of ``text`` and their values."""
-        rows = [(idx + offset, val) for analyze, vocab, idf, offset, sublinear in self._blocks
-                for idx, val in [tfidf_row(text, analyze, vocab, idf, sublinear)]]
-        return np.concatenate([r[0] for r in rows]), np.concatenate([r[1] for r in rows])
+        indices, values = [], []
+        for analyze, vocab, idf, offset, sublinear in self._blocks:
+            idx, val = tfidf_row(text, analyze, vocab, idf, sublinear)
+            indices.append(idx + offset)
+            values.append(val)
+        return np.concatenate(indices), np.concatenate(values)
 
 
 __all__ = ["GUESS", "NAME", "OVERRIDABLE", "OVERRIDE", "TOPIC_OVERRIDE", "ClassifierIndex"]

@@ -323,15 +323,14 @@ class RuleSet:
                 matched.append(r)
         if not matched:
             return RuleOutcome(None, "no rule matched"), []
-        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source, r.topic or self._negated(r, norm))
-                for r in matched if r.check is None]
+        topic = {r.id: r.topic or self._negated(r, norm) for r in matched}
+        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source, topic[r.id]) for r in matched if r.check is None]
         first = matched[0]
         if marked and first.intent != "greeting":
             others = sorted({r.intent for r in matched if r.intent not in (first.intent, "greeting")})
             if others:
                 return RuleOutcome(None, f"several intents ({first.intent}, {', '.join(others)}): left to L3"), hits
-        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source,
-                      first.topic or self._negated(first, norm))
+        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source, topic[first.id])
         return RuleOutcome(hit, f"rule {first.id}"), hits
 
     def _negated(self, rule: Rule, norm: str) -> bool:
