@@ -232,6 +232,10 @@ def _absolute(text: str, low: str, today: date) -> list[_Hit]:
     return found
 
 
+#: characters that make a word with a following 明 (说明, 证明, 表明…): 说明早已… is not 明早
+_MING_WORDS = "说证表声发透文光简分聪鲜英开阐申标注查照高精神昌失黎澄清"
+
+
 def _relative(text: str, low: str, today: date) -> list[tuple[_Hit, bool]]:
     """(hit, vague) for relative mentions."""
     out: list[tuple[_Hit, bool]] = []
@@ -247,10 +251,17 @@ def _relative(text: str, low: str, today: date) -> list[tuple[_Hit, bool]]:
             if word in ("tomorrow", "yesterday") and re.search(r"(?:after|before) $", low[max(0, m.start() - 10):m.start()]):
                 continue
             add(m, today + timedelta(days=offset))
-    for word, offset in (("大后天", 3), ("后天", 2), ("明天", 1), ("明日", 1), ("今天", 0), ("今日", 0), ("今晚", 0),
+    for word, offset in (("大后天", 3), ("后天", 2), ("明天", 1), ("明日", 1), ("明早", 1), ("明晨", 1), ("明晚", 1),
+                         ("今天", 0), ("今日", 0), ("今早", 0), ("今晨", 0), ("今晚", 0), ("今夜", 0),
                          ("大前天", -3), ("前天", -2), ("昨天", -1), ("昨日", -1), ("昨晚", -1)):
         for m in re.finditer(word, text):
-            if word in ("后天", "前天") and text[max(0, m.start() - 1):m.start()] == "大":
+            before = text[max(0, m.start() - 1):m.start()]
+            if word in ("后天", "前天") and before == "大":
+                continue
+            # 明 / 今 ending another word: 说明早已…, 说明晚上…, 如今早已…, 至今晚了…
+            if word[0] == "明" and len(word) == 2 and word != "明天" and before and before in _MING_WORDS:
+                continue
+            if word[0] == "今" and len(word) == 2 and before and before in "如至而古迄现当":
                 continue
             add(m, today + timedelta(days=offset))
     weekends = list(re.finditer(r"\b(this|next|coming)?\s*(long\s+)?weekend\b", low))
