@@ -31,13 +31,17 @@ _CAR = re.compile(r"\b(?:car|cab|taxi|driver|chauffeur|pick-?up|shuttle|limo)s?\
                   r"租车|叫车|约车|专车|网约车|出租车|商务车", re.I)
 
 
+def kinds_named(text: str) -> list[str]:
+    """What the text names among flight / train / hotel / car (in that order)."""
+    return [k for k, rx in (("flight", _FLIGHT), ("train", _TRAIN), ("hotel", _HOTEL), ("car", _CAR)) if rx.search(text)]
+
+
 def extract_booking(message: str, *, today: date | None = None) -> dict[str, Any]:
     """What to book (``kinds``: flight / train / hotel / car) and, from :mod:`navigo_core.understand`, the
     ``origin`` / ``destination`` (as written) and the ``date`` (ISO) when the message names them."""
     today = today or date.today()
     text = normalize_text(message)
-    slots: dict[str, Any] = {"kinds": [k for k, rx in (("flight", _FLIGHT), ("train", _TRAIN), ("hotel", _HOTEL),
-                                                       ("car", _CAR)) if rx.search(text)]}
+    slots: dict[str, Any] = {"kinds": kinds_named(text)}
     req = parse_request(text, today=today)
     if req.start_date:
         slots["date"] = req.start_date.isoformat()

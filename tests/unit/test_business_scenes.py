@@ -124,6 +124,26 @@ def test_order_query(store: Store, text: str, word: str) -> None:
     assert word in reply.text and app.number in reply.text
 
 
+@pytest.mark.parametrize("text, where", [
+    ("What's the status of the refund for my Chengdu flight?", "where they were booked"),
+    ("我的机票出票了吗", "预订渠道"),
+    ("Is my hotel in Qingdao confirmed?", "where they were booked"),
+])
+def test_order_query_about_a_ticket_says_no_booking_system(store: Store, text: str, where: str) -> None:
+    """NaviGo cannot see tickets, orders or refunds: it says so and where to look, not only the applications."""
+    app = app_for(store, "杭州", ["杭州", "Hangzhou"])
+    decision, reply = say(store, text)
+    assert decision.scene_id == "travel_order_query", decision
+    assert where in reply.text and reply.payload["orders_note"] is True
+    assert app.number in reply.text  # the applications still follow
+
+
+def test_order_query_about_applications_has_no_booking_note(store: Store) -> None:
+    app_for(store, "杭州", ["杭州", "Hangzhou"])
+    _, reply = say(store, "show my travel applications")
+    assert reply.payload["orders_note"] is False and "booking system" not in reply.text
+
+
 def test_order_query_details_with_audit(store: Store) -> None:
     app = app_for(store, "杭州", ["杭州", "Hangzhou"], status="approved")
     _, reply = say(store, f"查看{app.number}")
