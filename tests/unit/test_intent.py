@@ -199,6 +199,17 @@ def test_normalisation_folds_width_case_and_apostrophes() -> None:
     assert normalize("  What’s   the ＷＥＡＴＨＥＲ ") == "whats the weather"
 
 
+def test_a_pattern_reads_full_width_punctuation_as_the_normalised_message_has_it() -> None:
+    """normalize folds "，" into "," and "？" into "?": a pattern's "[^，。]" stops at the comma, "吗？" stays literal."""
+    from navigo_core.intent.rules import compile_pattern
+
+    clause = compile_pattern("去[^，。]{0,8}订")
+    assert clause.search(normalize("去上海订酒店")) and not clause.search(normalize("去上海，订酒店"))
+    question = compile_pattern("好吗？$")
+    assert question.search(normalize("好吗？")) and not question.search(normalize("好"))
+    assert compile_pattern("[?？]$").search(normalize("可以吗？"))
+
+
 # --- L2 seeds and index ---------------------------------------------------------------
 
 def test_seed_corpus_is_bilingual_for_every_intent() -> None:

@@ -28,7 +28,7 @@ def _lits(pattern: str) -> set[str] | None:
     (r"\b(?:cancel|withdraw)\b", {"cancel", "withdraw"}),
     (r"需要.{0,4}报销", {"需要"}),   # the first of equal length: either bounds every match
     (r"colou?r", {"colo"}),
-    (r"[?？]\s*$", {"?", "？"}),
+    (r"[?？]\s*$", {"?"}),  # "？" reads as the normalised message has it: "?"
     (r"(?:订|买)(?!单)[^，。]{0,16}?(?:机票|航班)", {"机票", "航班"}),
     (r"\d+号", {"号"}),
     (r"(?:ab)+c", {"ab"}),
