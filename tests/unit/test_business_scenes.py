@@ -138,6 +138,21 @@ def test_order_query_about_a_ticket_says_no_booking_system(store: Store, text: s
     assert app.number in reply.text  # the applications still follow
 
 
+@pytest.mark.parametrize("text, where", [
+    ("帮我驳回老周去厦门的出差申请", "「出差审批」页面"),
+    ("approve Priya's Denver trip request", "Approvals page"),
+])
+def test_an_approvers_decision_is_sent_to_the_approvals_page(store: Store, text: str, where: str) -> None:
+    """Nothing is approved or rejected from a chat message, and the user's own applications are not listed."""
+    app = app_for(store, "杭州", ["杭州", "Hangzhou"], status="submitted")
+    decision, reply = say(store, text)
+    assert (decision.scene_id, decision.detail) == ("approval_query", "approval.act"), decision
+    assert where in reply.text and reply.payload["approver_act"] is True and app.number not in reply.text
+    assert ApplicationService(store).get(app.number).status == "submitted"
+    _, reply = say(store, "我的出差申请批了吗")  # a status question still lists the applications
+    assert app.number in reply.text and "approver_act" not in reply.payload
+
+
 def test_order_query_about_applications_has_no_booking_note(store: Store) -> None:
     app_for(store, "杭州", ["杭州", "Hangzhou"])
     _, reply = say(store, "show my travel applications")
