@@ -280,7 +280,7 @@ def write_thresholds() -> None:
     print(f"Wrote {THRESHOLDS_FILE.relative_to(ROOT)}: {res.thresholds.model_dump()}\n")
 
 
-SCENE_SETS = ("business_fresh2.jsonl", "business_fresh3.jsonl", "business_fresh4.jsonl", "business_fresh5.jsonl", "business_fresh6.jsonl", "business_fresh7.jsonl", "business_fresh8.jsonl", "business_fresh9.jsonl", "business_fresh10.jsonl", "business_fresh11.jsonl", "business_fresh12.jsonl", "business_dev14.jsonl", "business_dev17.jsonl", "business_dev18.jsonl", "business_dev13.jsonl", "business_dev8.jsonl", "business_dev9.jsonl", "business_dev10.jsonl", "business_dev11.jsonl", "business_dev12.jsonl", "business_dev3.jsonl", "business_dev4.jsonl", "business_dev5.jsonl", "business_dev6.jsonl", "business_dev7.jsonl", "business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
+SCENE_SETS = ("business_fresh2.jsonl", "business_fresh3.jsonl", "business_fresh4.jsonl", "business_fresh5.jsonl", "business_fresh6.jsonl", "business_fresh7.jsonl", "business_fresh8.jsonl", "business_fresh9.jsonl", "business_fresh10.jsonl", "business_fresh11.jsonl", "business_fresh12.jsonl", "business_dev14.jsonl", "business_dev17.jsonl", "business_dev18.jsonl", "business_dev19.jsonl", "business_dev13.jsonl", "business_dev8.jsonl", "business_dev9.jsonl", "business_dev10.jsonl", "business_dev11.jsonl", "business_dev12.jsonl", "business_dev3.jsonl", "business_dev4.jsonl", "business_dev5.jsonl", "business_dev6.jsonl", "business_dev7.jsonl", "business_fresh.jsonl", "chat_fresh.jsonl", "business_intents.jsonl", "intent_labelled.jsonl",
               "calibration.jsonl", "out_of_scope.jsonl", "routing_tune.jsonl",
               *(f"routing_tune{n}.jsonl" for n in range(2, 16)))
 
