@@ -29,8 +29,8 @@ def handle(message: str, context: GateContext) -> SceneReply:
     lang = context.lang_for(message)
     decision = context.decision
     if decision is not None and decision.step == "rule" and decision.detail == ACT_RULE:
-        return SceneReply(scene_id=SCENE.scene_id, text=t("application.scene.approver_act", lang, page=t("app.page.approvals", lang)), lang=lang,
-                          payload={"applications": [], "approver_act": True})
+        text = t("application.scene.approver_act", lang, page=t("app.page.approvals", lang))
+        return SceneReply(scene_id=SCENE.scene_id, text=text, lang=lang, payload={"applications": [], "approver_act": True})
     service = ApplicationService(store_for(context), settings=context.settings)
     owner = user_of(context)
     apps = service.search(message, owner, statuses=None) or service.list(owner)
