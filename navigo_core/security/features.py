@@ -403,7 +403,7 @@ def dense_features(prepared: str, raw: str | None = None,
     out[i + 9] = hidden
     # Chinese texts only: measured on the own hard-benign rows, these help Chinese and hurt English
     # (training/injection/EXPERIMENTS.md).
-    letters = sum(1 for c in prepared if c.isalpha())
+    letters = sum(map(str.isalpha, prepared))
     if not letters or cjk / letters < 0.2:
         return out
     meta = 1.0 if _META_TALK.search(prepared) else 0.0
