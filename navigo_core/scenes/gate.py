@@ -16,7 +16,8 @@ Every message goes through the same steps, in this order; the first that decides
    missed); the primary intent (then the others) is mapped to the first scene, by priority, that
    declares it. An answer no layer decided (the offline L3's ``unknown``) maps to nothing.
    Router failures are recorded and skipped.
-6. **model** / **fallback** — when nothing matched: if the message is on-topic (the router found a
+6. **model** / **fallback** — when nothing matched: the learned layer's best business guess, if it is sure
+   enough (:func:`_best_guess`: a lower bar when the message is on-topic); else, if the message is on-topic (the router found a
    known intent other than ``unknown``/``greeting``, or a scene's signal keyword is present) the
    scene whose route is ``model`` (trip planning) takes it; otherwise the ``fallback`` scene
    (greeting, which answers an unclear message with a short "here is what I can do" help).
@@ -196,7 +197,7 @@ def gate_classify(message: str, context: GateContext) -> GateDecision:
     if hit is not None:  # a rule knew the intent, but no scene does it: say what can be done
         return fallback(f"no scene serves {hit.intent}")
     topical = intent is not None and intent.primary_intent not in _NOT_TOPICAL
-    guess = _best_guess(context.router, registry, text) if topical or signal else None
+    guess = _best_guess(context.router, registry, text, on_topic=topical or bool(signal))
     if guess is not None:
         code, prob, scene = guess
         trace.append(StepTrace(step="intent", hit=True, detail=f"best guess {code} {prob:.2f} -> {scene.scene_id}"))
@@ -223,17 +224,21 @@ def _l2_probabilities(router: Any, text: str) -> tuple[Any, dict[str, float] | N
         return l2, None
 
 
-def _best_guess(router: Any, registry: Any, text: str) -> tuple[str, float, SceneDescriptor] | None:
+def _best_guess(router: Any, registry: Any, text: str, *, on_topic: bool) -> tuple[str, float, SceneDescriptor] | None:
     """When neither a rule nor a sure L2 answer decided, the learned layer's most probable intent
     if it is a business-travel one (the intents its training sentences cover best, ``overridable``)
     with probability ≥ its ``guess`` (``intent/classifier.py``: ``GUESS``): a better guess than handing a claim or an approval question to the
-    trip dialogue. None without such a layer or below the bar."""
+    trip dialogue. A message that is not ``on_topic`` (no signal keyword, no topical router answer) needs the
+    layer's ``unsignalled_guess`` for one of its ``unsignalled_intents`` (``UNSIGNALLED_GUESS``): a better answer than the
+    help for "改TA事由". None without such a layer or below the bar."""
     l2, p = _l2_probabilities(router, text)
     if not p:
         return None
     top = max(p, key=lambda k: p[k])
-    guess = getattr(l2, "guess", None)
-    if guess is None or top not in getattr(l2, "overridable", frozenset()) or p[top] < guess:
+    guess = getattr(l2, "guess", None) if on_topic else getattr(l2, "unsignalled_guess", None)
+    intents: frozenset[str] = (getattr(l2, "overridable", frozenset()) if on_topic
+                               else getattr(l2, "unsignalled_intents", frozenset()))
+    if guess is None or top not in intents or p[top] < guess:
         return None
     scene = registry.scene_for_intent(top)
     return (top, p[top], scene) if scene is not None else None

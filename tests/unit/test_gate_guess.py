@@ -3,7 +3,8 @@
 * a *topic* rule (a flight or a hotel is named: ``flight.search``) is overruled when L2 is sure of a
   business-travel intent, an *action* rule (``book.flight``: 订机票) is not;
 * when nothing decided, L2's best business-travel guess (probability ≥ ``GUESS``) answers instead of
-  the trip dialogue, and the caption says it is a guess.
+  the trip dialogue, and the caption says it is a guess;
+* a message with no on-topic sign at all gets a guess only from ``UNSIGNALLED_GUESS`` on, else the help.
 
 The L2 layer here is a stub with fixed probabilities, so each case tests the gate alone.
 """
@@ -14,7 +15,14 @@ from dataclasses import replace
 
 import pytest
 
-from navigo_core.intent.classifier import GUESS, OVERRIDABLE, OVERRIDE, TOPIC_OVERRIDE
+from navigo_core.intent.classifier import (
+    GUESS,
+    OVERRIDABLE,
+    OVERRIDE,
+    TOPIC_OVERRIDE,
+    UNSIGNALLED_GUESS,
+    UNSIGNALLED_INTENTS,
+)
 from navigo_core.intent.models import IntentItem, IntentResult, LayerTrace
 from navigo_core.scenes import gate_classify
 from navigo_core.scenes.defaults import gate_context
@@ -25,6 +33,8 @@ class StubL2:
     override = OVERRIDE
     topic_override = TOPIC_OVERRIDE
     guess = GUESS
+    unsignalled_guess = UNSIGNALLED_GUESS
+    unsignalled_intents = UNSIGNALLED_INTENTS
 
     def __init__(self, probs: dict[str, float]) -> None:
         self.probs = probs
@@ -40,14 +50,18 @@ class UnsureRouter:
         self.l2 = StubL2(probs)
 
     def route(self, text: str) -> IntentResult:
-        item = IntentItem(intent="itinerary_planning", target_agent="InfoAgent", confidence="low", reason="…")
-        return IntentResult(intents=[item], primary_intent="itinerary_planning", overall_reason="…", source="vector",
-                            score=0.3, trace=[LayerTrace(layer="L2", hit=False, intent="itinerary_planning", score=0.3)])
+        # what the offline router answers when L2 is below its thresholds: the offline L3's "unknown"
+        item = IntentItem(intent="unknown", target_agent="InfoAgent", confidence="low", reason="…")
+        return IntentResult(intents=[item], primary_intent="unknown", overall_reason="…", source="llm", score=0.0,
+                            trace=[LayerTrace(layer="L2", hit=False, intent="itinerary_planning", score=0.3, latency_ms=0.1),
+                                   LayerTrace(layer="L3", hit=False, intent="unknown", latency_ms=0.0)])
 
 
 def decide(text: str, probs: dict[str, float], lang: str = "en"):
     context = replace(gate_context(), router=UnsureRouter(probs), lang=lang, active_flow=None)
-    return gate_classify(text, context)
+    d = gate_classify(text, context)
+    assert not any("router failed" in s.detail for s in d.trace), d.trace  # the stub is a valid router
+    return d
 
 
 def test_a_sure_business_intent_overrules_a_topic_rule() -> None:
@@ -84,9 +98,25 @@ def test_a_guess_needs_a_business_intent_and_a_travel_message() -> None:
     # a confident non-business guess (a flight search) is not taken: the trip dialogue asks instead
     travel = "about the Porto trip, the thing with the dinner receipts, what now"
     assert decide(travel, {"flight_search": 0.9}).step == "model"
-    # a message with no travel signal and no topical intent gets the help reply, not a guess
-    d = decide("what vaccines does a kitten need", {"policy_query": 0.9})
-    assert d.scene_id not in OVERRIDABLE
+    # a message with no travel signal and no topical intent gets the help reply below UNSIGNALLED_GUESS
+    assert UNSIGNALLED_GUESS is not None and GUESS < UNSIGNALLED_GUESS < 1
+    d = decide("what vaccines does a kitten need", {"policy_query": UNSIGNALLED_GUESS - 0.05})
+    assert (d.scene_id, d.step) == ("greeting", "fallback")
+    # and at a non-business intent however sure
+    d = decide("what vaccines does a kitten need", {"weather_query": 0.95})
+    assert (d.scene_id, d.step) == ("greeting", "fallback")
+
+
+@pytest.mark.parametrize("text, lang, intent", [
+    ("when do i get repaid", "en", "reimbursement"),
+    ("改TA事由", "zh", "travel_modify"),
+    ("下周一北京到哈尔滨的卧铺帮我订一下", "zh", "booking"),
+])
+def test_a_sure_guess_answers_a_message_without_a_travel_sign(text: str, lang: str, intent: str) -> None:
+    # no rule, no signal keyword, the router undecided: L2's probability >= UNSIGNALLED_GUESS decides
+    assert UNSIGNALLED_GUESS is not None and intent in UNSIGNALLED_INTENTS
+    d = decide(text, {intent: UNSIGNALLED_GUESS + 0.05, "policy_query": 0.05}, lang=lang)
+    assert (d.scene_id, d.step, d.detail) == (intent, "intent", f"guess {intent}")
 
 
 def test_the_guess_caption_is_in_the_message_language() -> None:
