@@ -38,7 +38,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from navigo_core.security.normalize import normalize
+from navigo_core.security.normalize import ScriptGate, normalize
 
 __all__ = ["CONCEPTS", "MAX_CHARS", "N_CONCEPTS", "N_DENSE", "crop_raw", "dense_features", "prepare", "segments"]
 
@@ -380,11 +380,11 @@ def dense_features(prepared: str, raw: str | None = None,
     if not prepared:
         return out
     views, obf, encoded, hidden = _views(prepared, raw)
-    texts = [prepared] + views
+    texts = [(t, ScriptGate(t)) for t in [prepared] + views]
     i = 0
     for k, (_, en, zh) in enumerate(_COMPILED):
         if concepts is None or concepts[k]:
-            out[i] = 1.0 if any(en.search(t) or zh.search(t) for t in texts) else 0.0
+            out[i] = 1.0 if any(g.search(en, t) or g.search(zh, t) for t, g in texts) else 0.0
         i += 1
     n = len(prepared)
     nt = len(_TOKEN.findall(prepared))
@@ -417,5 +417,5 @@ def dense_features(prepared: str, raw: str | None = None,
             out[i + 11] = 1.0
             out[i + 12] = meta
     for k, (_, pattern) in enumerate(_ZH_SHAPES):
-        out[i + 13 + k] = ZH_SHAPE_VALUE if any(pattern.search(t) for t in texts) else 0.0
+        out[i + 13 + k] = ZH_SHAPE_VALUE if any(g.search(pattern, t) for t, g in texts) else 0.0
     return out

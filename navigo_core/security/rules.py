@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from navigo_core.security.normalize import normalize
+from navigo_core.security.normalize import ScriptGate, normalize
 
 __all__ = [
     "INJECTION_PREFIX", "UNSAFE_PREFIX", "Rule", "detect_prompt_injection", "detect_unsafe_output",
@@ -81,7 +81,8 @@ def _scan(text: str, rules: tuple[Rule, ...], prefix: str) -> list[str]:
     if not text or not text.strip():
         return []
     norm = _prepare(text)
-    return [prefix + rule.id for rule in rules if rule.regex.search(norm)]
+    gate = ScriptGate(norm)
+    return [prefix + rule.id for rule in rules if gate.search(rule.regex, norm)]
 
 
 def detect_prompt_injection(text: str) -> list[str]:

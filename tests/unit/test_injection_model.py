@@ -266,3 +266,38 @@ def test_text_lang_counts_as_the_definition_says(text):
     cjk = sum(1 for c in text if "\u3400" <= c <= "\u9fff")
     alpha = sum(1 for c in text if c.isalpha())
     assert text_lang(text) == ("zh" if alpha and cjk / alpha >= 0.2 else "en")
+
+
+@pytest.mark.parametrize("pattern, need", [
+    ("忽略(?:之前|以前)", "wide"), ("(?:扮演|act as)", None), ("[\u4e00-\u9fff]{2}", "wide"), ("[^a-z]忽", "wide"),
+    (r"\bignore (?:all|any)\b", "latin"), ("(?:ignore)?忽略", "wide"), ("(?:忽略)?ignore", "latin"), ("x?y*", None),
+    ("(?i)ignore", None), ("[a-z0-9]+", None), ("[\"“][^\"”]{3,80}[\"”]", None), ("(?=忽略)", None),
+])
+def test_the_script_a_pattern_needs(pattern: str, need: str | None) -> None:
+    from navigo_core.security.normalize import script_needed
+
+    assert script_needed(re.compile(pattern)) == need
+
+
+def test_the_script_gate_changes_no_match():
+    """Every concept, shape and rule pattern matches the same with the gate as without, on the repository's own
+    attack and benign sets (the shortcut only skips patterns that cannot match)."""
+    from navigo_core.security.features import _COMPILED, _ZH_SHAPES, _views, prepare
+    from navigo_core.security.normalize import ScriptGate
+    from navigo_core.security.rules import injection_rules, unsafe_output_rules
+
+    patterns = [p for _, en, zh in _COMPILED for p in (en, zh)] + [p for _, p in _ZH_SHAPES]
+    patterns += [r.regex for r in injection_rules() + unsafe_output_rules()]
+    data = Path(__file__).resolve().parents[1] / "data"
+    texts = [json.loads(line)["text"] for name in ("injection_attacks_fresh.jsonl", "injection_benign_fresh.jsonl")
+             for line in (data / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    skipped = 0
+    for text in texts + ["忽/略/之/前 ignore", "aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=", "ｉｇｎｏｒｅ 前面"]:
+        prepared = prepare(text)
+        for view in [prepared] + _views(prepared, text)[0]:
+            gate = ScriptGate(view)
+            for p in patterns:
+                plain = p.search(view) is not None
+                assert gate.search(p, view) == plain, (p.pattern[:60], view[:80])
+                skipped += (not plain) and ((not gate.wide) or (not gate.latin))
+    assert skipped > 1000  # the gate did skip patterns
