@@ -120,6 +120,7 @@ class RuleHit:
     interrupts: bool | tuple[str, ...] = True
     source: str = "rules.yaml"
     topic: bool = False
+    negated: bool = False  # its keyword follows a negation ("don't cancel …"): what is NOT wanted
 
     def ends_dialogue_of(self, scene_id: str) -> bool:
         return self.interrupts is True or (isinstance(self.interrupts, tuple) and scene_id in self.interrupts)
@@ -330,14 +331,22 @@ class RuleSet:
                 matched.append(r)
         if not matched:
             return RuleOutcome(None, "no rule matched"), []
-        topic = {r.id: r.topic or self._negated(r, norm) for r in matched}
-        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source, topic[r.id]) for r in matched if r.check is None]
+        negated = {r.id: self._negated(r, norm) for r in matched}
+        topic = {r.id: r.topic or negated[r.id] for r in matched}
+        # "don't change the dates, just scrap it": a rule whose keyword is negated yields to a rule of another
+        # intent that matched without a negation (the message says what is not wanted, then what is)
+        wanted = [r for r in matched if not negated[r.id]]
+        if negated[matched[0].id] and wanted and wanted[0].intent != matched[0].intent:
+            matched = [*wanted, *(r for r in matched if negated[r.id])]
+        hits = [RuleHit(r.id, r.intent, r.scene, r.interrupts, r.source, topic[r.id], negated[r.id])
+                for r in matched if r.check is None]
         first = matched[0]
         if marked and first.intent != "greeting":
             others = sorted({r.intent for r in matched if r.intent not in (first.intent, "greeting")})
             if others:
                 return RuleOutcome(None, f"several intents ({first.intent}, {', '.join(others)}): left to L3"), hits
-        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source, topic[first.id])
+        hit = RuleHit(first.id, first.intent, first.scene, first.interrupts, first.source, topic[first.id],
+                      negated[first.id])
         return RuleOutcome(hit, f"rule {first.id}"), hits
 
     def _negated(self, rule: Rule, norm: str) -> bool:

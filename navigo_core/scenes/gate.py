@@ -260,6 +260,8 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         return found.scene_id if found is not None else None
 
     by_scene: dict[str, RuleHit] = {}
+    if any(not h.negated for h in hits):  # a negated rule ("don't cancel …") is no candidate beside a plain one
+        hits = [h for h in hits if not h.negated]
     for h in hits:
         sid = scene_of(h.intent, h.scene)
         if sid is not None and sid not in by_scene:
@@ -279,7 +281,7 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         detail = f"rules disagree: {names}; the classifier prefers {best.rule_id}"
     top = max(p, key=lambda k: p[k])
     override = getattr(l2, "override", None)
-    if best.topic and best.intent not in overridable:  # a topic rule says less: a lower bar
+    if best.topic and (best.intent not in overridable or best.negated):  # a topic or negated rule says less: a lower bar
         override = getattr(l2, "topic_override", override)
     if (override is not None and top != best.intent and (best.intent in overridable or best.topic) and top in overridable
             and p[top] >= override and scene_of(top) not in (None, scene_of(best.intent, best.scene))):

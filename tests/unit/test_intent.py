@@ -158,7 +158,7 @@ def test_two_intents_joined_by_a_marker_are_left_to_l3(rules: RuleSet) -> None:
 
 
 @pytest.mark.parametrize("text, negated", [
-    ("I don't want to cancel the Lyon application, just move it to May", True),
+    ("I don't want to cancel the Lyon application yet", True),
     ("we do not need to book a hotel in Graz any more, what does my order say", True),
     ("不用订酒店了，帮我看看之前那个订单", True),
     ("先别取消出差申请，等领导回复", True),
@@ -173,6 +173,19 @@ def test_a_rule_keyword_after_a_negation_is_only_a_topic(rules: RuleSet, text: s
     assert out.hit is not None and hits
     assert out.hit.topic is (negated or rules.rule(out.hit.rule_id).topic)
     assert rules.negation is not None and rules._negated(rules.rule(out.hit.rule_id), normalize(text)) is negated
+
+
+@pytest.mark.parametrize("text, rule_id, intent", [
+    ("don't change the dates, just scrap the Lyon application", "travel.cancel.ref", "travel_cancel"),
+    ("I don't want to cancel the Lyon application, just move it to May", "travel.modify.not_cancel", "travel_modify"),
+    ("先别取消出差申请，日期改到下周", "travel.modify.not_cancel", "travel_modify"),
+])
+def test_a_negated_rule_yields_to_one_that_matched_without_a_negation(rules: RuleSet, text: str, rule_id: str,
+                                                                        intent: str) -> None:
+    out, hits = rules.scan(text)
+    assert out.hit is not None and (out.hit.rule_id, out.hit.intent, out.hit.negated) == (rule_id, intent, False)
+    assert hits[0].rule_id == rule_id and not hits[0].negated
+    assert any(h.negated for h in hits) or rule_id == "travel.modify.not_cancel"
 
 
 def test_rules_file_is_valid_ordered_and_bilingual() -> None:
