@@ -24,7 +24,7 @@ OSM_SEARCH = "https://www.openstreetmap.org/search?query={q}"
 
 _CN_HINT = re.compile(r"[\u4e00-\u9fff]|\b(?:Beijing|Shanghai|Guangzhou|Shenzhen|Hangzhou|Nanjing|Chengdu|Wuhan|Xi'?an)\b", re.I)
 
-_TRAIN = re.compile(r"\btrains?\b|\brail\b|火车|高铁|动车|车票", re.I)
+_TRAIN = re.compile(r"\btrains?\b|\brail\b|\bsleeper (?:berth|car|cabin|ticket)s?\b|火车|高铁|动车|车票|卧铺|硬座|软座|二等座|一等座|商务座|车次", re.I)
 _HOTEL = re.compile(r"\bhotels?\b|\broom\b|\baccommodation\b|酒店|宾馆|住宿|房间", re.I)
 _FLIGHT = re.compile(r"\bflights?\b|\bplane\b|\bfly\b|\bair(?:line)? tickets?\b|机票|航班|飞机", re.I)
 _CAR = re.compile(r"\b(?:car|cab|taxi|driver|chauffeur|pick-?up|shuttle|limo)s?\b|接机|送机|接站|送站|接送|用车|派车|"

@@ -87,6 +87,10 @@ def test_booking_flight_link():
     ("book a hotel in kyoto for tomorrow", {"kinds": ["hotel"], "destination": "kyoto", "date": 1}),
     ("帮我订杭州的酒店", {"kinds": ["hotel"], "destination": "杭州"}),
     ("帮我约个浦东机场的接机", {"kinds": ["car"], "destination": "浦东"}),
+    # a sleeper or a seat class is a train ticket, not any ticket
+    ("下周一北京到哈尔滨的卧铺帮我订一下", {"kinds": ["train"], "origin": "北京", "destination": "哈尔滨", "date": 7}),
+    ("book me a sleeper berth from Beijing to Harbin on 2026-05-01",
+     {"kinds": ["train"], "origin": "Beijing", "destination": "Harbin", "date": "2026-05-01"}),
 ])
 def test_booking_slots_come_from_the_request_parser(message, expected):
     from navigo_core.scenes.booking import extract_booking
