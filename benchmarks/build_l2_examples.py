@@ -34,7 +34,8 @@ from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # n
 #: ``business_dev14`` stays out: the untrained set the gate's L2 settings are checked on.
 TUNING = ("routing_tune.jsonl", *(f"routing_tune{n}.jsonl" for n in range(2, 16)),
           *(f"business_dev{n}.jsonl" for n in range(3, 14)), "business_dev15.jsonl", "business_dev16.jsonl",
-          "business_dev17.jsonl", "business_dev18.jsonl", "business_dev19.jsonl", "business_dev20.jsonl")
+          "business_dev17.jsonl", "business_dev18.jsonl", "business_dev19.jsonl", "business_dev20.jsonl",
+          "business_dev21.jsonl")
 ALWAYS = ("out_of_scope_train.jsonl", "out_of_scope_train2.jsonl", "out_of_scope_hard.jsonl")
 SOURCES = TUNING + ALWAYS
 
