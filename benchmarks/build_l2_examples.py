@@ -35,7 +35,7 @@ from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # n
 TUNING = ("routing_tune.jsonl", *(f"routing_tune{n}.jsonl" for n in range(2, 16)),
           *(f"business_dev{n}.jsonl" for n in range(3, 14)), "business_dev15.jsonl", "business_dev16.jsonl",
           "business_dev17.jsonl", "business_dev18.jsonl", "business_dev19.jsonl", "business_dev20.jsonl",
-          "business_dev21.jsonl")
+          "business_dev21.jsonl", "business_dev22.jsonl")
 ALWAYS = ("out_of_scope_train.jsonl", "out_of_scope_train2.jsonl", "out_of_scope_hard.jsonl")
 SOURCES = TUNING + ALWAYS
 
