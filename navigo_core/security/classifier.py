@@ -34,13 +34,12 @@ import scipy.sparse as sp
 from sklearn.feature_extraction._hashing_fast import transform as _hash_pairs  # the hasher HashingVectorizer uses
 from sklearn.feature_extraction.text import HashingVectorizer
 
-from navigo_core.security.features import N_CONCEPTS, N_DENSE, crop_raw, dense_features, prepare, segments
+from navigo_core.security.features import CJK_CHAR, N_CONCEPTS, N_DENSE, crop_raw, dense_features, prepare, segments
 
 __all__ = ["MODEL_PATH", "InjectionModel", "expand_dense", "hashed_counts", "injection_score", "injection_scores", "injection_threshold",
            "load_model", "text_lang"]
 
 MODEL_PATH = Path(__file__).parent / "data" / "injection_model.npz"
-_CJK_LO, _CJK_HI = "\u3400", "\u9fff"
 
 
 def make_vectorizer(analyzer: str, ngram: tuple[int, int], bits: int) -> HashingVectorizer:
@@ -52,7 +51,6 @@ def make_vectorizer(analyzer: str, ngram: tuple[int, int], bits: int) -> Hashing
 
 #: scikit-learn's whitespace folding before character n-grams (``_VectorizerMixin._white_spaces``).
 _WHITE_SPACES = re.compile(r"\s\s+")
-_CJK = re.compile(f"[{_CJK_LO}-{_CJK_HI}]")
 
 
 def _char_ngram_counts(text: str, lo: int, hi: int) -> Counter[str]:
@@ -100,7 +98,7 @@ def expand_dense(dense: np.ndarray, prepared: list[str], by_lang: bool) -> np.nd
 
 def text_lang(text: str) -> str:
     """``"zh"`` when CJK characters make up at least a fifth of the letters, else ``"en"``."""
-    cjk = len(_CJK.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     alpha = sum(map(str.isalpha, text))
     return "zh" if alpha and cjk / alpha >= 0.2 else "en"
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from navigo_core.security.normalize import ScriptGate, normalize
 
-__all__ = ["CONCEPTS", "MAX_CHARS", "N_CONCEPTS", "N_DENSE", "crop_raw", "dense_features", "prepare", "segments"]
+__all__ = ["CJK_CHAR", "CONCEPTS", "MAX_CHARS", "N_CONCEPTS", "N_DENSE", "crop_raw", "dense_features", "prepare", "segments"]
 
 #: Longer normalised texts are scored on their first and last MAX_CHARS // 2 characters.
 MAX_CHARS = 1000
@@ -194,7 +194,8 @@ CONCEPTS: tuple[tuple[str, str, str], ...] = (
 _COMPILED = tuple((name, re.compile(en), re.compile(zh)) for name, en, zh in CONCEPTS)
 _WORDS = re.compile(r"[^\W\d_]+|\d+")
 _YOU = re.compile(r"\b(?:you|your|yourself)\b|[你您]")
-_CJK = re.compile(r"[\u3400-\u9fff]")
+#: A CJK ideograph (U+3400–U+9FFF): what counts as Chinese in :func:`dense_features` and ``classifier.text_lang``.
+CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _TOKEN = re.compile(r"\S+")
 _PUNCT = re.compile(r"[^\w\s]|_")
 #: Tokens typical of optimisation suffixes: very long, bracket / symbol laden, or vowel-less letter runs.
@@ -389,7 +390,7 @@ def dense_features(prepared: str, raw: str | None = None,
     n = len(prepared)
     nt = len(_TOKEN.findall(prepared))
     n_words = len(_WORDS.findall(prepared))
-    cjk = len(_CJK.findall(prepared))
+    cjk = len(CJK_CHAR.findall(prepared))
     you = len(_YOU.findall(prepared))
     out[i] = min(math.log1p(n) / math.log1p(MAX_CHARS), 1.0)
     out[i + 1] = min(prepared.count("\n") / 10.0, 1.0)

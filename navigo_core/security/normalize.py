@@ -83,7 +83,7 @@ def normalize(text: str) -> str:
 
 # ---- which script a pattern needs: skip it on a text without that script (same matches, less time) ---------
 _WIDE_MIN = 0x2E80  # CJK radicals onwards: CJK characters and punctuation, kana, full-width forms
-_WIDE = re.compile("[\u2e80-\U0010ffff]")
+_WIDE = re.compile(f"[{chr(_WIDE_MIN)}-\U0010ffff]")
 _LATIN = re.compile("[A-Za-z]")
 
 
@@ -92,7 +92,7 @@ def _is_wide(code: int) -> bool:
 
 
 def _is_latin(code: int) -> bool:
-    return 65 <= code <= 90 or 97 <= code <= 122
+    return _LATIN.fullmatch(chr(code)) is not None
 
 
 def _always_contains(pattern: str, wanted: Callable[[int], bool]) -> bool:
