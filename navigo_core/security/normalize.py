@@ -67,12 +67,15 @@ _HOMOGLYPH_TABLE = str.maketrans(HOMOGLYPHS)
 _SPACES = re.compile(r"\s+")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def normalize(text: str) -> str:
     """``text`` folded for rule matching (see the module docstring); ``""`` for None/empty."""
     if not text:
         return ""
+    if _SURROGATE.search(text):  # lone surrogates (from JSON escapes) cannot be encoded: pairs joined, the rest U+FFFD
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     out = unicodedata.normalize("NFKC", text)
     out = out.translate(_INVISIBLE_TABLE)
     out = out.translate(_HOMOGLYPH_TABLE)
