@@ -23,8 +23,10 @@ import math
 import re
 import zipfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -58,24 +60,18 @@ def _rotl(x: np.ndarray, r: int) -> np.ndarray:
     return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
 
 
-def _murmur3_s32(rows: np.ndarray) -> np.ndarray:
-    """MurmurHash3 (x86, 32 bit, seed 0: the hash of scikit-learn's hashers) of each row of ``rows``, a
-    ``(k, L)`` array of the UTF-8 bytes of ``k`` strings of ``L`` bytes each, as signed 32-bit integers."""
-    length = rows.shape[1]
-    h = np.zeros(rows.shape[0], dtype=np.uint32)
-    nblocks = length // 4
-    if nblocks:
-        blocks = np.ascontiguousarray(rows[:, : 4 * nblocks]).view("<u4")
-        for j in range(nblocks):
-            h ^= _rotl(blocks[:, j] * _C1, 15) * _C2
-            h = _rotl(h, 13) * np.uint32(5) + np.uint32(0xE6546B64)
-    tail = length & 3
-    if tail:
-        k1 = rows[:, 4 * nblocks].astype(np.uint32)
-        for t in range(1, tail):
-            k1 ^= rows[:, 4 * nblocks + t].astype(np.uint32) << np.uint32(8 * t)
-        h ^= _rotl(k1 * _C1, 15) * _C2
-    h ^= np.uint32(length)
+def _murmur3_s32(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """MurmurHash3 (x86, 32 bit, seed 0: the hash of scikit-learn's hashers) of byte strings, as signed 32-bit
+    integers: row ``i`` of ``words`` holds string ``i`` as little-endian 32-bit words, zero past its
+    ``lengths[i]`` bytes (so the word after its full blocks is its tail)."""
+    h = np.zeros(len(lengths), dtype=np.uint32)
+    full = lengths // 4
+    for j in range(words.shape[1]):
+        k1 = words[:, j]
+        mixed = _rotl(k1 * _C1, 15) * _C2
+        block = _rotl(h ^ mixed, 13) * np.uint32(5) + np.uint32(0xE6546B64)
+        h = np.where(full > j, block, np.where((full == j) & (lengths % 4 > 0), h ^ mixed, h))
+    h ^= lengths.astype(np.uint32)
     h ^= h >> np.uint32(16)
     h *= np.uint32(0x85EBCA6B)
     h ^= h >> np.uint32(13)
@@ -87,7 +83,7 @@ def _murmur3_s32(rows: np.ndarray) -> np.ndarray:
 def _char_ngram_matrix(texts: list[str], lo: int, hi: int, n_features: int) -> sp.csr_matrix:
     """What :func:`hashed_counts` gives for scikit-learn's ``char`` analyzer (no lower-casing, no accent
     stripping), computed in numpy over all the texts at once: every n-gram is a span of the texts' UTF-8
-    bytes, the spans are hashed in groups of one byte length, and (text, bucket) pairs are counted. Long
+    bytes, the spans (zero-padded to whole words) are hashed together, and (text, bucket) pairs are counted. Long
     texts make the p99 of the guard's latency, and a text is scored with its segments in one call."""
     texts = [_WHITE_SPACES.sub(" ", t) for t in texts]
     joined = "".join(texts)
@@ -107,16 +103,32 @@ def _char_ngram_matrix(texts: list[str], lo: int, hi: int, n_features: int) -> s
         sizes.append(byte_off[p + n] - byte_off[p])
         owners.append(row_of[ok])
     start, size, owner = np.concatenate(starts), np.concatenate(sizes), np.concatenate(owners)
-    bucket = np.empty(len(start), dtype=np.int64)
-    for length in np.unique(size).tolist():
-        sel = np.flatnonzero(size == length)
-        h = _murmur3_s32(utf8[start[sel, None] + np.arange(length)]).astype(np.int64)
-        # scikit-learn takes abs(h) % n_features, and abs(-2**31) as 2**31 - 1 (``_hashing_fast.pyx``)
-        bucket[sel] = np.where(h == -(2 ** 31), (2 ** 31 - 1 - (n_features - 1)) % n_features, np.abs(h) % n_features)
+    width = 4 * -(-int(size.max(initial=0)) // 4)
+    span = np.arange(width)
+    inside = span < size[:, None]
+    padded = np.concatenate([utf8, np.zeros(width, dtype=np.uint8)])
+    raw = np.where(inside, padded[start[:, None] + span], 0).astype(np.uint8)
+    h = _murmur3_s32(raw.reshape(len(start), -1).view("<u4").reshape(len(start), width // 4), size).astype(np.int64)
+    # scikit-learn takes abs(h) % n_features, and abs(-2**31) as 2**31 - 1 (``_hashing_fast.pyx``)
+    bucket = np.where(h == -(2 ** 31), (2 ** 31 - 1 - (n_features - 1)) % n_features, np.abs(h) % n_features)
     keys, counts = np.unique(owner * n_features + bucket, return_counts=True)
     indptr = np.searchsorted(keys // n_features, np.arange(len(texts) + 1))
     return sp.csr_matrix((counts.astype(np.float64), (keys % n_features).astype(np.int32), indptr),
                          shape=(len(texts), n_features))
+
+
+def _char_ngram_counts(text: str, lo: int, hi: int) -> Counter[str]:
+    """The counts of what scikit-learn's ``char`` analyzer yields for ``text``, the n-grams joined from shifted
+    copies of the text in C (for short inputs, where :func:`_char_ngram_matrix`'s fixed cost does not pay)."""
+    text = _WHITE_SPACES.sub(" ", text)
+    grams: list[str] = list(text) if lo == 1 else []
+    for n in range(max(lo, 2), min(hi, len(text)) + 1):
+        grams.extend(map("".join, zip(*(islice(text, k, None) for k in range(n)))))
+    return Counter(grams)
+
+
+#: From this many characters in one call, character n-grams are hashed in numpy (measured crossover ~100).
+NUMPY_HASH_CHARS = 150
 
 
 def _plain_char(vectorizer: HashingVectorizer) -> bool:
@@ -127,14 +139,18 @@ def _plain_char(vectorizer: HashingVectorizer) -> bool:
 
 def hashed_counts(vectorizer: HashingVectorizer, texts: list[str]) -> sp.csr_matrix:
     """``vectorizer.transform(texts)`` as a CSR matrix, the same numbers in less time: character n-grams are
-    hashed in numpy (:func:`_char_ngram_matrix`); for words each distinct n-gram of a text is hashed once with
+    hashed in numpy (:func:`_char_ngram_matrix`) when the input is long; otherwise each distinct n-gram of a text is hashed once with
     its count (scikit-learn's own hasher hashes every occurrence, each wrapped in a Python pair).
     ``tests/unit/test_injection_model.py`` checks the two agree."""
     if _plain_char(vectorizer):
         lo, hi = vectorizer.ngram_range
-        return _char_ngram_matrix(texts, lo, hi, vectorizer.n_features)
-    analyze = vectorizer.build_analyzer()
-    indices, indptr, values = _hash_pairs([Counter(analyze(t)).items() for t in texts], vectorizer.n_features,
+        if sum(map(len, texts)) >= NUMPY_HASH_CHARS:
+            return _char_ngram_matrix(texts, lo, hi, vectorizer.n_features)
+        count: Callable[[str], Counter[str]] = lambda t: _char_ngram_counts(t, lo, hi)
+    else:
+        analyze = vectorizer.build_analyzer()
+        count = lambda t: Counter(analyze(t))
+    indices, indptr, values = _hash_pairs([count(t).items() for t in texts], vectorizer.n_features,
                                           np.float64, False, 0)
     out = sp.csr_matrix((values, indices, indptr), shape=(len(texts), vectorizer.n_features))
     out.sum_duplicates()  # hash collisions of distinct n-grams add up, as in scikit-learn

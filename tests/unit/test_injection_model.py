@@ -244,6 +244,10 @@ def test_hashed_counts_equal_scikit_learns_hashing_vectorizer(block):
     assert ours.shape == theirs.shape and ours.nnz == theirs.nnz > 0
     assert (ours.indptr == theirs.indptr).all() and (ours.indices == theirs.indices).all()
     assert (ours.data == theirs.data).all() and ours.data.max() > 1
+    for text in texts:  # one at a time: short inputs take the other (Counter) path
+        one, ref = hashed_counts(vectorizer, [text]), vectorizer.transform([text]).tocsr()
+        ref.sum_duplicates()
+        assert (one.indices == ref.indices).all() and (one.data == ref.data).all()
 
 
 def test_a_segment_is_searched_only_for_the_concepts_its_whole_text_shows():
