@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import importlib
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -151,9 +152,14 @@ def _import_ahead() -> None:
             log.exception("importing %s ahead of the pages failed", name)
 
 
+#: Written to the server's log when the warm-up has built everything (the browser tests wait for it).
+WARM_UP_DONE = "navigo: warm-up done"
+
+
 def _warm() -> None:
     try:
         _warmed()
+        print(WARM_UP_DONE, file=sys.stderr, flush=True)
     except Exception:  # noqa: BLE001 - only logged: the page that needs the resource builds it and shows why
         log.exception("warming up the app's resources failed")
 

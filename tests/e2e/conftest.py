@@ -20,6 +20,8 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from ui.context import WARM_UP_DONE
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -74,9 +76,28 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
+def warm_app(server: AppServer, browser: Browser, timeout_s: float = 300) -> None:
+    """Open the app once and wait until its warm-up thread has built the chat service and the models (the
+    server logs ``WARM_UP_DONE``): fitting the intent classifier takes tens of seconds on a busy machine,
+    longer than a test waits for its first reply. Waits on the log's state, polled, not on a duration."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        wait_for_app(page)
+        deadline = time.monotonic() + timeout_s
+        while WARM_UP_DONE not in server.log.read_text(errors="replace"):
+            if server.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the app did not finish its warm-up:\n{server.log.read_text(errors='replace')}")
+            time.sleep(0.2)
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="module")
-def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+def app_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[AppServer]:
     server = start_app(tmp_path_factory.mktemp("app"))
+    warm_app(server, browser)
     yield server
     server.proc.terminate()
     server.proc.wait(timeout=10)
