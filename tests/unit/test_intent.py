@@ -314,8 +314,17 @@ def test_shipped_thresholds_are_what_calibrate_writes_from_the_repository_data()
         out.update({lang: (round(b.threshold, 4), round(b.high, 4), round(b.medium, 4)) for lang, b in th.by_lang.items()})
         return out
 
-    assert bands(got) == bands(shipped), "rules or seeds changed: rerun the calibrate command of the README (make bench prints it)"
-    assert got.by_intent == shipped.by_intent
+    # The L2 fit's last digits follow the CPU's BLAS kernels, and a threshold is the score of one calibration row, so
+    # another machine can land on a neighbouring row: the shipped en 0.9538 / zh 0.6923 (high 0.7364) came out as
+    # 0.9478 / 0.6989 (0.7517) with OpenBLAS's Haswell kernels and 0.9475 / 0.696 (0.7521) with Sandybridge's. A
+    # change of rules or seeds that needs a new calibration moves them further.
+    want, have = bands(got), bands(shipped)
+    assert want.keys() == have.keys()
+    for key in want:
+        assert want[key] == pytest.approx(have[key], abs=0.02), (
+            f"{key}: {want[key]} vs shipped {have[key]}: rules or seeds changed: rerun the calibrate command of the "
+            "README (make bench prints it)")
+    assert got.by_intent == pytest.approx(shipped.by_intent, abs=0.02)
 
 
 def test_fast_tfidf_path_equals_sklearn_transform() -> None:
@@ -338,19 +347,71 @@ def test_shipped_l2_examples_are_what_the_generator_writes_from_the_tuning_sets(
     assert text == EXAMPLES_FILE.read_text(encoding="utf-8"), "rerun benchmarks/build_l2_examples.py"
 
 
-def test_l2_classifier_fast_path_equals_sklearn() -> None:
+@pytest.fixture(scope="module")
+def small_seeds():
+    """Every fifth training sentence: a classifier that fits in a second or two."""
+    from navigo_core.intent.vector import load_seeds
+
+    return load_seeds()[::5]
+
+
+def test_l2_classifier_fast_path_equals_sklearn(small_seeds) -> None:
     # the offline classifier scores one message without scikit-learn's transform; same features, same probabilities
-    l2 = offline_index()
+    from navigo_core.intent.classifier import ClassifierIndex, fit_sklearn
+
+    l2 = ClassifierIndex(small_seeds, load_thresholds()["tfidf-lr"])
+    vec, clf, _ = fit_sklearn(small_seeds)
     texts = ["帮我找个落脚的地方", "what can I do in Lisbon", "x", "", "Ω≈ç √∫˜", "明天北京冷吗，要不要穿羽绒服",
              "Withdraw my Berlin trip request please", "报销 报销 报销 出租车发票"]
-    x = l2._vec.transform(texts)
+    x = vec.transform(texts)
     feats, proba = l2._encode(texts)
     for k, (idx, val) in enumerate(feats):
         row = np.zeros(x.shape[1])
         row[idx] = val
         assert np.allclose(row, x[k].toarray().ravel(), atol=1e-12)
-    assert np.allclose(proba, l2._clf.predict_proba(x), atol=1e-12)
-    assert [l2.nearest(t).intent for t in texts] == [str(c) for c in l2._clf.predict(x)]
+    assert np.allclose(proba, clf.predict_proba(x), atol=1e-12)
+    assert [l2.nearest(t).intent for t in texts] == [str(c) for c in clf.predict(x)]
+
+
+def test_l2_classifier_cache_is_read_when_current_and_refitted_when_not(small_seeds, tmp_path, monkeypatch) -> None:
+    from navigo_core.intent import classifier
+    from navigo_core.intent.classifier import ClassifierIndex, cache_key
+
+    th = load_thresholds()["tfidf-lr"]
+    texts = ["帮我把出差申请撤掉", "when do i get repaid", "订明天去上海的高铁", "hello", ""]
+    fitted = ClassifierIndex(small_seeds, th)  # no cache
+    first = ClassifierIndex(small_seeds, th, cache_dir=tmp_path)  # fits and writes the file
+    files = list(tmp_path.glob("l2-classifier-*.npz"))
+    assert [f.name for f in files] == [f"l2-classifier-{cache_key(small_seeds)}.npz"]
+    fits = []
+    real_fit = classifier._fit
+    monkeypatch.setattr(classifier, "_fit", lambda seeds: fits.append(len(seeds)) or real_fit(seeds))
+    cached = ClassifierIndex(small_seeds, th, cache_dir=tmp_path)  # reads it
+    assert fits == []
+    for other in (first, cached):
+        assert np.array_equal(other._encode(texts)[1], fitted._encode(texts)[1])
+        assert [other.nearest(t).seed for t in texts] == [fitted.nearest(t).seed for t in texts]
+    # another training set has another key: fitted, written, the old file removed
+    fewer = small_seeds[:-1]
+    assert cache_key(fewer) != cache_key(small_seeds)
+    ClassifierIndex(fewer, th, cache_dir=tmp_path)
+    assert fits == [len(fewer)]
+    assert [f.name for f in tmp_path.glob("l2-classifier-*.npz")] == [f"l2-classifier-{cache_key(fewer)}.npz"]
+    # a damaged file is fitted again and replaced, never fatal
+    path = next(tmp_path.glob("l2-classifier-*.npz"))
+    path.write_bytes(b"not a cache")
+    again = ClassifierIndex(fewer, th, cache_dir=tmp_path)
+    assert fits == [len(fewer)] * 2 and path.stat().st_size > 1000
+    assert again.nearest("帮我把出差申请撤掉").intent == ClassifierIndex(fewer, th).nearest("帮我把出差申请撤掉").intent
+
+
+def test_make_router_reads_the_l2_cache_from_the_settings(tmp_path, monkeypatch) -> None:
+    from navigo_core.intent import router as router_module
+
+    seen = []
+    monkeypatch.setattr(router_module, "offline_index", lambda cache_dir=None: seen.append(cache_dir) or offline_index())
+    make_router(get_settings().model_copy(update={"cache_dir": str(tmp_path)}), offline=True)
+    assert seen == [str(tmp_path)]
 
 
 def test_shipped_thresholds_file_has_a_tfidf_entry() -> None:
