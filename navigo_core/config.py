@@ -21,6 +21,8 @@ from pydantic_settings import (
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SECRETS_TOML = PROJECT_ROOT / ".streamlit" / "secrets.toml"
+#: Where rebuildable files go unless ``CACHE_DIR`` says otherwise.
+DEFAULT_CACHE_DIR = PROJECT_ROOT / "data" / "cache"
 
 
 class Settings(BaseSettings):
@@ -39,6 +41,11 @@ class Settings(BaseSettings):
     database_url: str = Field(
         f"sqlite:///{PROJECT_ROOT / 'data' / 'navigo.db'}",
         description="SQLAlchemy URL of the store. Default: a SQLite file under data/ (WAL mode).",
+    )
+    cache_dir: str = Field(
+        str(DEFAULT_CACHE_DIR),
+        description="Folder for files the app rebuilds when they are missing or stale (the fitted offline intent "
+        "classifier, so a start-up reads it instead of fitting). Empty: no cache.",
     )
 
     # --- LLM (any OpenAI-compatible server) ---

@@ -124,7 +124,7 @@ def _warmed() -> bool:
     from navigo_core.providers.places.gazetteer import load_index
     from navigo_core.security.classifier import load_model
 
-    chat_service()  # settings, store, LLM client, intent router (fits its classifier: seconds), gate context
+    chat_service()  # settings, store, LLM client, intent router (reads its fitted classifier from CACHE_DIR, or fits it: 10-40 s), gate context
     load_model()  # the risk guard's injection classifier (every message's first check)
     load_index()  # the offline gazetteer's city index
     planner_deps()

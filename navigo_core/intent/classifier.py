@@ -5,8 +5,10 @@ message is close to one sentence it knows. A logistic regression over character 
 which reads Chinese without a word segmenter) and word n-grams (1–2) learns which pieces of a
 sentence carry its intent, so it also recognises wording no seed has. Measured on a tuning set
 held out of its training, it resolved 31 of 47 rule misses where the nearest seed resolved 13
-(docs/ARCHITECTURE.md, "L2"). It trains at start-up in a few seconds (no model file, no
-download), deterministically (newton-cg, one thread), on ``data/seeds.yaml`` and ``data/examples.yaml``.
+(docs/ARCHITECTURE.md, "L2"). It trains deterministically (newton-cg, one thread), no download, on
+``data/seeds.yaml`` and ``data/examples.yaml``; the fit (10-40 s) is cached as arrays and JSON (no pickle) in
+the settings' ``CACHE_DIR``, named by a hash of the training sentences, this code and the library versions
+(:func:`cache_key`), so only the first start after a change fits it and the others read it (~0.2 s).
 
 Its score is the probability of the top intent; ``thresholds.yaml`` holds its thresholds under
 ``tfidf-lr`` (``python -m navigo_core intent calibrate``). The trace names the nearest training
@@ -16,7 +18,16 @@ sentence too, so a decision can be explained.
 from __future__ import annotations
 
 import copy
+import hashlib
+import inspect
+import json
+import logging
+import os
+import sys
+import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -61,6 +72,8 @@ UNSIGNALLED_INTENTS = OVERRIDABLE | {"booking"}
 # intent at >= 0.6 gained 15 rows and lost none, at 0.5 it lost 2; 0.6 gained 2 rows more than 0.8.
 TOPIC_OVERRIDE = 0.6
 
+log = logging.getLogger(__name__)
+
 
 class _Describe:
     """What the router, the lab and the benchmark read of an encoder."""
@@ -74,10 +87,153 @@ class _Describe:
         return "classifier (tf-idf char 1-4 + word 1-2, logistic regression)"
 
 
-class ClassifierIndex(VectorIndex):
-    """Same surface as :class:`VectorIndex`; ``nearest`` is the classifier's top intent."""
+@dataclass(frozen=True)
+class _Fitted:
+    """What scoring needs of the fitted feature union and classifier (what the cache file holds)."""
 
-    def __init__(self, seeds: Sequence[Seed], thresholds: EncoderThresholds) -> None:
+    vocabularies: tuple[dict[str, int], ...]  # per TF-IDF block: n-gram -> its column in the block
+    idfs: tuple[np.ndarray, ...]
+    coef: np.ndarray  # classes x features
+    intercept: np.ndarray
+    classes: tuple[str, ...]
+    train: Any  # features x sentences (CSC): the training rows scaled to unit length, for the trace
+
+
+def _union() -> Any:
+    """The (unfitted) feature union: character n-grams 1-4 and word n-grams 1-2, TF-IDF each."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import FeatureUnion
+
+    # round 15 (10,077 training sentences): n-grams seen in one sentence only are dropped (min_df=2: 165k -> 52k
+    # features) and C is 10 (was 30); newton-cg, which fits this in 7 steps (lbfgs took 42, 18 s). L2 alone, on
+    # business sets left out of its training: 89.6 / 90.3 / 90.9 % (C=30) -> 91.6 / 91.2 / 93.8 %
+    return FeatureUnion([
+        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), preprocessor=normalize,
+                                 sublinear_tf=True, min_df=2, dtype=np.float64)),
+        ("word", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), preprocessor=normalize,
+                                 sublinear_tf=True, min_df=2, token_pattern=r"(?u)\b\w+\b", dtype=np.float64)),
+    ])
+
+
+def fit_sklearn(seeds: Sequence[Seed]) -> tuple[Any, Any, Any]:
+    """Fit the feature union and the logistic regression on ``seeds``: (union, classifier, feature matrix)."""
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    vec = _union()
+    x = vec.fit_transform([s.text for s in seeds])
+    clf = LogisticRegression(C=10.0, tol=1e-3, max_iter=5000, class_weight="balanced", solver="newton-cg")
+    with threadpool_limits(1):  # one thread: faster here than several, and the same result everywhere
+        clf.fit(x, [s.intent for s in seeds])
+    return vec, clf, x
+
+
+def _fit(seeds: Sequence[Seed]) -> _Fitted:
+    from scipy.sparse import diags
+
+    vec, clf, x = fit_sklearn(seeds)
+    # rows scaled to unit length: the nearest training sentence by cosine, for the trace
+    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    blocks = [v for _, v in vec.transformer_list]
+    return _Fitted(tuple(dict(b.vocabulary_) for b in blocks), tuple(np.asarray(b.idf_) for b in blocks),
+                   np.asarray(clf.coef_), np.asarray(clf.intercept_), tuple(str(c) for c in clf.classes_),
+                   (diags(1.0 / norms) @ x).T.tocsc())
+
+
+# ---- the fitted classifier cached on disk: the app's start-up reads it instead of fitting (~10-40 s) ----------
+#: Bump when the cache file's layout changes.
+CACHE_FORMAT = 1
+_CACHE_GLOB = "l2-classifier-*.npz"
+
+
+def cache_key(seeds: Sequence[Seed]) -> str:
+    """What the fitted classifier depends on: the training sentences, this module and the normalisation's source,
+    and the numeric libraries' versions. A cache file named by another key is never read."""
+    import scipy
+    import sklearn
+
+    from navigo_core.intent import encoders, rules
+
+    h = hashlib.sha256(f"{CACHE_FORMAT}|{np.__version__}|{scipy.__version__}|{sklearn.__version__}".encode())
+    for module in (sys.modules[__name__], rules, encoders):
+        h.update(Path(inspect.getfile(module)).read_bytes())
+    for s in seeds:
+        h.update(f"\x00{s.intent}\x00{s.lang}\x00{s.text}".encode())
+    return h.hexdigest()[:24]
+
+
+def _cache_path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / _CACHE_GLOB.replace("*", key)
+
+
+def _save(fitted: _Fitted, path: Path) -> None:
+    """Write ``fitted`` to ``path`` (arrays and JSON, no pickle) atomically; older cache files are removed."""
+    meta = {"classes": list(fitted.classes),
+            "terms": [sorted(v, key=v.__getitem__) for v in fitted.vocabularies]}
+    train = fitted.train
+    arrays = {"meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
+              "coef": fitted.coef, "intercept": fitted.intercept,
+              "train_data": train.data, "train_indices": train.indices, "train_indptr": train.indptr,
+              "train_shape": np.asarray(train.shape, dtype=np.int64)}
+    for i, idf in enumerate(fitted.idfs):
+        arrays[f"idf{i}"] = idf
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".l2-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    for old in path.parent.glob(_CACHE_GLOB):
+        if old != path:
+            old.unlink(missing_ok=True)
+
+
+def _load(path: Path) -> _Fitted:
+    from scipy.sparse import csc_matrix
+
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(bytes(z["meta"]).decode("utf-8"))
+        terms = meta["terms"]
+        idfs = tuple(np.array(z[f"idf{i}"]) for i in range(len(terms)))
+        train = csc_matrix((z["train_data"], z["train_indices"], z["train_indptr"]), shape=tuple(z["train_shape"]))
+        fitted = _Fitted(tuple({t: j for j, t in enumerate(ts)} for ts in terms), idfs, np.array(z["coef"]),
+                         np.array(z["intercept"]), tuple(meta["classes"]), train)
+    n = sum(len(v) for v in fitted.vocabularies)
+    if fitted.coef.shape != (len(fitted.classes), n) or train.shape[0] != n or any(
+            len(i) != len(v) for i, v in zip(fitted.idfs, fitted.vocabularies)):
+        raise ValueError("inconsistent cache file")
+    return fitted
+
+
+def fitted_classifier(seeds: Sequence[Seed], cache_dir: Path | None = None) -> _Fitted:
+    """The classifier fitted on ``seeds``: read from ``cache_dir`` when a file there was fitted on the same
+    sentences by the same code (:func:`cache_key`), else fitted (and written there, when given). A cache that
+    cannot be read or written only costs the fit (logged)."""
+    if cache_dir is None:
+        return _fit(seeds)
+    path = _cache_path(cache_dir, cache_key(seeds))
+    if path.is_file():
+        try:
+            return _load(path)
+        except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: fit again and replace it
+            log.warning("the L2 classifier cache %s is unreadable (%s); fitting again", path, exc)
+    fitted = _fit(seeds)
+    try:
+        _save(fitted, path)
+    except OSError as exc:
+        log.warning("could not write the L2 classifier cache %s (%s)", path, exc)
+    return fitted
+
+
+class ClassifierIndex(VectorIndex):
+    """Same surface as :class:`VectorIndex`; ``nearest`` is the classifier's top intent. ``cache_dir``: where the
+    fitted classifier is cached (:func:`fitted_classifier`); None fits it."""
+
+    def __init__(self, seeds: Sequence[Seed], thresholds: EncoderThresholds, cache_dir: Path | None = None) -> None:
         if not seeds:
             raise ValueError("the L2 classifier needs training sentences")
         self.seeds = list(seeds)
@@ -90,47 +246,19 @@ class ClassifierIndex(VectorIndex):
         self.overridable = OVERRIDABLE
         self.unsignalled_guess = UNSIGNALLED_GUESS
         self.unsignalled_intents = UNSIGNALLED_INTENTS
-        self._vec, self._clf, self._train = self._fit(self.seeds)
+        fitted = fitted_classifier(self.seeds, cache_dir)
+        self._train = fitted.train
         self._last: tuple[str, list[tuple[np.ndarray, np.ndarray]], np.ndarray] | None = None
         by_intent: dict[str, list[int]] = {}
         for i, intent in enumerate(self._intents):
             by_intent.setdefault(intent, []).append(i)
         self._by_intent = {k: np.asarray(v) for k, v in by_intent.items()}
         self._train_by_intent = {k: self._train[:, v].tocsr() for k, v in self._by_intent.items()}
-        self._blocks = _Blocks(self._vec)
+        self._blocks = _Blocks(fitted)
         # the weights by feature (one row per feature): a message's score reads only its own features' rows
-        self._coef_t = np.ascontiguousarray(self._clf.coef_.T)
-        self._intercept = self._clf.intercept_
-        self._classes = [str(c) for c in self._clf.classes_]
-
-    @staticmethod
-    def _fit(seeds: Sequence[Seed]) -> tuple[Any, Any, Any]:
-        from sklearn.feature_extraction.text import TfidfVectorizer
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import FeatureUnion
-
-        # round 15 (10,077 training sentences): n-grams seen in one sentence only are dropped (min_df=2: 165k -> 52k
-        # features) and C is 10 (was 30); newton-cg, which fits this in 7 steps (lbfgs took 42, 18 s). L2 alone, on
-        # business sets left out of its training: 89.6 / 90.3 / 90.9 % (C=30) -> 91.6 / 91.2 / 93.8 %
-        vec = FeatureUnion([
-            ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), preprocessor=normalize,
-                                     sublinear_tf=True, min_df=2, dtype=np.float64)),
-            ("word", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), preprocessor=normalize,
-                                     sublinear_tf=True, min_df=2, token_pattern=r"(?u)\b\w+\b", dtype=np.float64)),
-        ])
-        from threadpoolctl import threadpool_limits
-
-        x = vec.fit_transform([s.text for s in seeds])
-        clf = LogisticRegression(C=10.0, tol=1e-3, max_iter=5000, class_weight="balanced", solver="newton-cg")
-        with threadpool_limits(1):  # one thread: faster here than several, and the same result everywhere
-            clf.fit(x, [s.intent for s in seeds])
-        # rows scaled to unit length: the nearest training sentence by cosine, for the trace
-        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
-        norms[norms == 0] = 1.0
-        from scipy.sparse import diags
-
-        train = (diags(1.0 / norms) @ x).T.tocsc()
-        return vec, clf, train
+        self._coef_t = np.ascontiguousarray(fitted.coef.T)
+        self._intercept = fitted.intercept
+        self._classes = list(fitted.classes)
 
     def with_thresholds(self, thresholds: EncoderThresholds) -> ClassifierIndex:
         """The same fitted classifier and everything derived from it (shared, read only) with other thresholds
@@ -201,12 +329,12 @@ class _Blocks:
     took 85 % of L2's time on a single message): each TF-IDF block's row (:func:`tfidf_row`), the blocks
     side by side. A test checks the result equals ``FeatureUnion.transform``."""
 
-    def __init__(self, union: Any) -> None:
+    def __init__(self, fitted: _Fitted) -> None:
         self._blocks = []
         offset = 0
-        for _, vec in union.transformer_list:
-            self._blocks.append((vec.build_analyzer(), vec.vocabulary_, vec.idf_, offset, vec.sublinear_tf))
-            offset += len(vec.vocabulary_)
+        for (_, vec), vocab, idf in zip(_union().transformer_list, fitted.vocabularies, fitted.idfs):
+            self._blocks.append((vec.build_analyzer(), vocab, idf, offset, vec.sublinear_tf))
+            offset += len(vocab)
 
     def features(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The feature indices of ``text`` and their values."""
@@ -218,4 +346,5 @@ class _Blocks:
         return np.concatenate(indices), np.concatenate(values)
 
 
-__all__ = ["GUESS", "NAME", "OVERRIDABLE", "OVERRIDE", "TOPIC_OVERRIDE", "ClassifierIndex"]
+__all__ = ["CACHE_FORMAT", "GUESS", "NAME", "OVERRIDABLE", "OVERRIDE", "TOPIC_OVERRIDE", "ClassifierIndex", "cache_key",
+           "fit_sklearn", "fitted_classifier"]

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
+from navigo_core.config import DEFAULT_CACHE_DIR
 from navigo_core.i18n import catalog, detect_lang, t
 from navigo_core.intent.classifier import NAME as CLASSIFIER
 from navigo_core.intent.classifier import ClassifierIndex
@@ -184,13 +186,15 @@ _offline_index: VectorIndex | None = None
 _embedding_indexes: dict[tuple[str, str], VectorIndex] = {}
 
 
-def offline_index() -> VectorIndex:
+def offline_index(cache_dir: Path | str | None = DEFAULT_CACHE_DIR) -> VectorIndex:
     """The offline L2: the intent classifier trained on the seeds and the labelled examples, once per
-    process (current thresholds attached)."""
+    process (current thresholds attached). The first call builds it, reading the fitted classifier from
+    ``cache_dir`` when it is there and current (else fitting it and writing it there; None or "": no cache)."""
     global _offline_index
     with _lock:
         if _offline_index is None:
-            _offline_index = ClassifierIndex(load_seeds(), load_thresholds()[CLASSIFIER])
+            folder = Path(cache_dir) if cache_dir else None
+            _offline_index = ClassifierIndex(load_seeds(), load_thresholds()[CLASSIFIER], cache_dir=folder)
     return _offline_index.with_thresholds(load_thresholds()[CLASSIFIER])
 
 
@@ -242,7 +246,7 @@ def make_router(settings: Settings, *, llm: Any = None, store: Any = None, offli
         except Exception as exc:
             log.warning("embedding the intent seeds failed (%s); using the offline TF-IDF encoder", exc)
     if l2 is None:
-        l2 = offline_index()
+        l2 = offline_index(getattr(settings, "cache_dir", DEFAULT_CACHE_DIR))
     return IntentRouter(default_rules(), l2, llm=llm, store=store,
                         log_text=bool(getattr(settings, "intent_log_text", False)), limits=Limits.from_settings(settings))
 
