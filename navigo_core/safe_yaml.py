@@ -1,4 +1,5 @@
-"""Reading an administrator's YAML file within limits (the travel policy, the roles file).
+"""Reading YAML: the project's own data files (:func:`read_yaml`), and an administrator's file within limits (the
+travel policy, the roles file).
 
 A size cap before parsing, then one linear walk over the YAML events that refuses too many aliases, too deep a
 nesting or too many nodes once aliases are expanded (an alias bomb), then the safe loader. Each caller names its
@@ -15,9 +16,16 @@ from typing import Any
 
 import yaml
 
-__all__ = ["YamlLimits", "read_bounded_yaml"]
+__all__ = ["YamlLimits", "read_bounded_yaml", "read_yaml"]
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: the same rules, faster
+
+
+def read_yaml(path: Path | str) -> Any:
+    """A data file the project ships (rules, seeds, tables): the safe loader on its UTF-8 text (libyaml when
+    available: the L2 examples file loads in 0.1 s instead of 1.5 s). Administrators' files go through
+    :func:`read_bounded_yaml`."""
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506 - a safe loader
 
 
 @dataclass(frozen=True)

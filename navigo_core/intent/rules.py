@@ -39,10 +39,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
-from navigo_core.intent.prefilter import Prefilter, top_level_alternatives
+from navigo_core.prefilter import Prefilter, top_level_alternatives
 from navigo_core.intent.taxonomy import DATA_DIR, is_known
+from navigo_core.safe_yaml import read_yaml
 
 RULES_FILE = DATA_DIR / "rules.yaml"
 _UPPER = re.compile(r"(?<!\\)[A-Z]")
@@ -285,7 +285,7 @@ class RuleSet:
 
     @classmethod
     def from_yaml(cls, path: Path | str = RULES_FILE) -> RuleSet:
-        return cls.from_dict(yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {})
+        return cls.from_dict(read_yaml(path) or {})
 
     def extended(self, first: Iterable[Rule]) -> RuleSet:
         """This rule set with ``first`` (e.g. a plug-in scene's rules) ahead of its own rules."""

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
+from navigo_core.safe_yaml import read_yaml
+
 
 DATA_DIR = Path(__file__).parent / "data"
 TAXONOMY_FILE = DATA_DIR / "taxonomy.yaml"
@@ -37,7 +38,7 @@ class IntentCategory:
 
 @lru_cache(maxsize=1)
 def _load() -> tuple[IntentCategory, ...]:
-    data = yaml.safe_load(TAXONOMY_FILE.read_text(encoding="utf-8"))
+    data = read_yaml(TAXONOMY_FILE)
     items = tuple(
         IntentCategory(code=e["code"], target_agent=e["target_agent"], description=dict(e["description"]))
         for e in data["intents"]

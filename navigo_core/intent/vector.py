@@ -25,6 +25,7 @@ from navigo_core.i18n import LANGS, detect_lang
 from navigo_core.intent.encoders import Encoder
 from navigo_core.intent.models import Confidence
 from navigo_core.intent.taxonomy import DATA_DIR, is_known
+from navigo_core.safe_yaml import read_yaml
 
 SEEDS_FILE = DATA_DIR / "seeds.yaml"
 EXAMPLES_FILE = DATA_DIR / "examples.yaml"  # labelled user sentences (generated: benchmarks/build_l2_examples.py)
@@ -51,7 +52,7 @@ def load_seeds(path: Path | str | None = None) -> list[Seed]:
 
 
 def _load_one(path: Path, seen: set[str]) -> list[Seed]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = read_yaml(path) or {}
     seeds: list[Seed] = []
     for intent, by_lang in data.items():
         if not is_known(intent):
@@ -111,7 +112,7 @@ def load_thresholds(path: Path | str = THRESHOLDS_FILE) -> dict[str, EncoderThre
     out = dict(DEFAULT_THRESHOLDS)
     p = Path(path)
     if p.exists():
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        data = read_yaml(p) or {}
         for name, entry in data.items():
             if isinstance(entry, dict):
                 out[name] = EncoderThresholds.model_validate(entry)
@@ -123,7 +124,7 @@ def save_thresholds(updates: dict[str, EncoderThresholds], path: Path | str = TH
     p = Path(path)
     current: dict[str, Any] = {}
     if p.exists():
-        current = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        current = read_yaml(p) or {}
     for name, th in updates.items():
         current[name] = th.model_dump(exclude_defaults=False)
         if not current[name].get("by_lang"):

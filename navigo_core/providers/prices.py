@@ -20,10 +20,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel
 
 from navigo_core.errors import InputError
+from navigo_core.safe_yaml import read_yaml
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "price_levels.yaml"
 Tier = Literal["budget", "mid", "luxury"]
@@ -58,7 +58,7 @@ class PriceLevel(BaseModel):
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    data = yaml.safe_load(DATA_FILE.read_text(encoding="utf-8"))
+    data = read_yaml(DATA_FILE)
     bad = [k for k in data["countries"] if not isinstance(k, str)]
     if bad:  # e.g. an unquoted NO (Norway) read by YAML as false
         raise ValueError(f"{DATA_FILE.name}: country keys must be strings, got {bad!r} (quote them)")

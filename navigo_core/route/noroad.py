@@ -24,13 +24,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from navigo_core.geo import haversine_m
 from navigo_core.providers.flights.offline import estimate_duration_min
 from navigo_core.providers.places.base import Place
 from navigo_core.providers.places.gazetteer import GazetteerPlaceProvider
 from navigo_core.route.models import NoRoad
+from navigo_core.safe_yaml import read_yaml
 
 __all__ = ["MAX_DRIVE_KM", "flight_estimate", "landmass", "no_road"]
 
@@ -42,7 +42,7 @@ _GAZ = GazetteerPlaceProvider()
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    data = yaml.safe_load(_DATA.read_text(encoding="utf-8"))
+    data = read_yaml(_DATA)
     data["region_map"] = {(cc, admin): name for cc, admin, name in data.get("regions", [])}
     return data
 

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
+from navigo_core.safe_yaml import read_yaml
 from navigo_core.security.normalize import ScriptGate, normalize
 
 __all__ = [
@@ -44,7 +43,7 @@ class Rule:
 
 
 def _load(name: str) -> tuple[Rule, ...]:
-    data = yaml.safe_load((_DATA / name).read_text(encoding="utf-8")) or {}
+    data = read_yaml(_DATA / name) or {}
     rules = []
     seen: set[str] = set()
     for item in data.get("rules", []):

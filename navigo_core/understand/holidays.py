@@ -13,7 +13,8 @@ from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
+from navigo_core.safe_yaml import read_yaml
+
 
 __all__ = ["HolidayMention", "find_holiday", "holiday_span"]
 
@@ -22,7 +23,7 @@ _DATA = Path(__file__).parent / "data" / "holidays.yaml"
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, dict]:
-    return yaml.safe_load(_DATA.read_text(encoding="utf-8"))
+    return read_yaml(_DATA)
 
 
 @lru_cache(maxsize=1)

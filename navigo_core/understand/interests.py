@@ -6,8 +6,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
+from navigo_core.safe_yaml import read_yaml
 from navigo_core.understand.numbers import normalize_text
 
 __all__ = ["canonical_interest", "interest_label", "interest_lexicon", "parse_interests"]
@@ -18,7 +17,7 @@ _DATA = Path(__file__).parent / "data" / "interests.yaml"
 @lru_cache(maxsize=1)
 def interest_lexicon() -> dict[str, dict[str, list[str]]]:
     """Canonical interest id → {"en": [...], "zh": [...]}."""
-    return yaml.safe_load(_DATA.read_text(encoding="utf-8"))
+    return read_yaml(_DATA)
 
 
 @lru_cache(maxsize=1)

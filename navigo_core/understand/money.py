@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
+from navigo_core.safe_yaml import read_yaml
 from navigo_core.understand.numbers import normalize_text, parse_amount
 
 __all__ = ["BudgetResult", "currency_code", "iso_currencies", "parse_budget"]
@@ -22,7 +21,7 @@ _DATA = Path(__file__).parent / "data" / "currencies.yaml"
 
 @lru_cache(maxsize=1)
 def _words() -> dict[str, str]:
-    table: dict[str, list[str]] = yaml.safe_load(_DATA.read_text(encoding="utf-8"))
+    table: dict[str, list[str]] = read_yaml(_DATA)
     return {w.lower(): code for code, words in table.items() for w in [code, *words]}
 
 

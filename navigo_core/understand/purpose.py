@@ -11,7 +11,8 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
+from navigo_core.safe_yaml import read_yaml
+
 
 PURPOSE_FILE = Path(__file__).parent / "data" / "purpose.yaml"
 
@@ -19,7 +20,7 @@ PURPOSE_FILE = Path(__file__).parent / "data" / "purpose.yaml"
 @lru_cache(maxsize=1)
 def word_lists() -> dict[str, list[str]]:
     """The named word lists of the purpose file (``business``)."""
-    data = yaml.safe_load(PURPOSE_FILE.read_text(encoding="utf-8")) or {}
+    data = read_yaml(PURPOSE_FILE) or {}
     return {str(k): [str(p) for p in (v if isinstance(v, list) else [v])] for k, v in data.items()}
 
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
+from navigo_core.safe_yaml import read_yaml
 from navigo_core.understand.numbers import EN_NUM, ZH_NUM, normalize_text, parse_number
 
 __all__ = ["TravellerResult", "parse_travellers"]
@@ -41,7 +40,7 @@ _HUGE_COUNT = re.compile(
 
 @lru_cache(maxsize=1)
 def _companions() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, tuple[int, int]]]:
-    data = yaml.safe_load(_DATA.read_text(encoding="utf-8"))
+    data = read_yaml(_DATA)
     table: dict[str, tuple[int, int]] = {}
     for entry in data["companions"]:
         for w in entry["words"]:

@@ -6,11 +6,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 
 from navigo_core.i18n import t
 from navigo_core.planner.deps import PlannerDeps
 from navigo_core.planner.state import DecisionLogEntry, PlannerState
+from navigo_core.safe_yaml import read_yaml
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 T = TypeVar("T")
@@ -18,7 +18,7 @@ T = TypeVar("T")
 
 @lru_cache(maxsize=None)
 def data(name: str) -> dict[str, Any]:
-    return yaml.safe_load((DATA / f"{name}.yaml").read_text(encoding="utf-8")) or {}
+    return read_yaml(DATA / f"{name}.yaml") or {}
 
 
 def entry(agent: str, deps: PlannerDeps, *, input_summary: str, output_summary: str,

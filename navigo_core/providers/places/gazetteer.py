@@ -61,9 +61,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
 
 from navigo_core.providers.places.base import Place
+from navigo_core.safe_yaml import read_yaml
 
 CITY_MIN_POPULATION = 15000
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -172,7 +172,7 @@ class _Country:
 
 @lru_cache(maxsize=1)
 def _zh_data() -> dict[str, dict]:
-    return yaml.safe_load((DATA_DIR / "admin1_zh.yaml").read_text(encoding="utf-8"))
+    return read_yaml(DATA_DIR / "admin1_zh.yaml")
 
 
 def country_name_zh(cc: str) -> str:
