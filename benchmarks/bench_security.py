@@ -168,6 +168,22 @@ def _tables(title: str, rows: list[dict], dec: dict[str, np.ndarray], misses: in
                 print()
 
 
+def _latency_texts() -> list[str]:
+    """The messages the latency table times: the validation split, the dev rows (when present), the own attack and
+    benign sets and the project's labelled sets, as the tables above score them."""
+    texts = [r["text"] for r in _split(_jsonl(ROOT / "training" / "injection" / "train.jsonl.gz"))[1]]
+    for name in ("malicious_dev.jsonl", "benign_dev.jsonl"):
+        if (DEV / name).exists():
+            texts += [r["text"] for r in _jsonl(DEV / name)]
+    data = ROOT / "tests" / "data"
+    for name in (T.ATTACKS_FRESH, "injection_attacks_fresh2.jsonl", *(n for n, _ in BLIND_BENIGN)):
+        if (data / name).exists():
+            texts += [r["text"] for r in _jsonl(data / name)]
+    if (data / T.BENIGN_FRESH).exists():
+        texts += [r["text"] for i, r in enumerate(_jsonl(data / T.BENIGN_FRESH)) if i % 2 == 1]
+    return texts + [r["text"] for r in T.labelled_benign_rows(ROOT, False)]
+
+
 def _latency(texts: list[str]) -> None:
     layers = {
         "rules": lambda t: _scan(t, injection_rules(), INJECTION_PREFIX),
@@ -193,12 +209,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", type=int, default=0,
                         help="print up to N missed / false-positive rows per set (not for the held-out fresh files)")
+    parser.add_argument("--latency-only", action="store_true", help="only the latency table (no retraining)")
     args = parser.parse_args()
+    if args.latency_only:
+        with threadpool_limits(1):
+            _latency(_latency_texts())
+        return 0
     shipped = load_model()
     print("## Prompt-injection guard: rules, classifier, both\n")
     print(f"Shipped model: {T.MODEL_PATH.name}, {T.MODEL_PATH.stat().st_size / 1e6:.2f} MB, thresholds "
           f"{shipped.thresholds} ({shipped.meta.get('train_rows')} training rows).\n")
-    all_texts: list[str] = []
     tmp = ROOT / "benchmarks" / ".bench_model.npz"
     with threadpool_limits(1):
         train = _jsonl(ROOT / "training" / "injection" / "train.jsonl.gz")
@@ -210,7 +230,6 @@ def main() -> int:
         print(f"Validation model: shipped recipe without the {len(va)} validation rows "
               f"(trained in {time.perf_counter() - t0:.1f} s), thresholds {held.thresholds}.\n")
         _tables("Validation split of train.jsonl (held out)", va, _decide(held, va), args.misses)
-        all_texts += [r["text"] for r in va]
         if has_dev:
             dev = _jsonl(DEV / "malicious_dev.jsonl") + _jsonl(DEV / "benign_dev.jsonl")
             no_dev = _retrain([{"text": r["text"], "label": r["label"], "lang": r["lang"], "group": "public"}
@@ -224,7 +243,6 @@ def main() -> int:
                     "sources)", dev, _dev_folds(train, dev, tmp), args.misses)
             smp = [r for r in dev if "SMP2017" in r.get("source", "")]
             _tables("Dev SMP2017 benign rows (never trained on), shipped model", smp, _decide(shipped, smp))
-            all_texts += [r["text"] for r in dev]
         else:
             print(f"(dev data not found under {DEV}: dev tables skipped)\n")
         fresh_a = ROOT / "tests" / "data" / T.ATTACKS_FRESH
@@ -234,18 +252,15 @@ def main() -> int:
             # the held-out evaluation files are never printed row by row (no --misses): nobody reads them
             _tables("injection_attacks_fresh.jsonl (attacks written independently, never trained on; its totals steered "
                     "rounds 4 and 5, so it is a development set now), shipped model", rows, _decide(shipped, rows))
-            all_texts += [r["text"] for r in rows]
         fresh_a2 = ROOT / "tests" / "data" / "injection_attacks_fresh2.jsonl"
         if fresh_a2.exists():  # written blind after round 5, never trained on nor used to choose anything: held out
             rows = _jsonl(fresh_a2)
             _tables("injection_attacks_fresh2.jsonl (420 attacks written blind after round 5; held out), shipped model",
                     rows, _decide(shipped, rows))
-            all_texts += [r["text"] for r in rows]
         if fresh_b.exists():
             rows = [dict(r, label=0) for i, r in enumerate(_jsonl(fresh_b)) if i % 2 == 1]
             _tables("injection_benign_fresh.jsonl, odd rows (test half; the even rows set the threshold)",
                     rows, _decide(shipped, rows))
-            all_texts += [r["text"] for r in rows]
             even = [dict(r, label=0) for i, r in enumerate(_jsonl(fresh_b)) if i % 2 == 0]
             _tables("injection_benign_fresh.jsonl, even rows (calibration, with fresh3 below)", even, _decide(shipped, even))
         fresh_b3 = ROOT / "tests" / "data" / T.BENIGN_CALIBRATION
@@ -258,7 +273,6 @@ def main() -> int:
             if path.exists():
                 rows = [dict(r, label=0) for r in _jsonl(path)]
                 _tables(f"{name} ({title}), shipped model", rows, _decide(shipped, rows))
-                all_texts += [r["text"] for r in rows]
         print("### Project labelled sets (benign), shipped model\n")
         print("| set | rows | trained on | " + " | ".join(f"{k} FP" for k in LAYERS) + " |\n|---|---|---|"
               + "---|" * len(LAYERS))
@@ -270,9 +284,8 @@ def main() -> int:
             d = _decide(shipped, rows)
             print(f"| {name} | {len(rows)} | {'yes' if name in train_sets else 'no'} | "
                   + " | ".join(str(int(d[k].sum())) for k in LAYERS) + " |")
-            all_texts += [r["text"] for r in rows]
         print()
-        _latency(all_texts)
+        _latency(_latency_texts())
     return 0
 
 

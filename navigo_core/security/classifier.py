@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
 import zipfile
 from collections import Counter
@@ -60,17 +59,20 @@ def _rotl(x: np.ndarray, r: int) -> np.ndarray:
     return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
 
 
-def _murmur3_s32(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def _murmur3_s32(words: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """MurmurHash3 (x86, 32 bit, seed 0: the hash of scikit-learn's hashers) of byte strings, as signed 32-bit
-    integers: row ``i`` of ``words`` holds string ``i`` as little-endian 32-bit words, zero past its
-    ``lengths[i]`` bytes (so the word after its full blocks is its tail)."""
+    integers. ``words[k]`` is the little-endian 32-bit word of the bytes at ``k .. k + 3`` of the buffer the strings
+    are spans of; string ``i`` starts at byte ``starts[i]`` and is ``lengths[i]`` bytes long."""
     h = np.zeros(len(lengths), dtype=np.uint32)
     full = lengths // 4
-    for j in range(words.shape[1]):
-        k1 = words[:, j]
+    rem = (lengths % 4).astype(np.uint32)
+    tail_mask = (np.uint32(1) << (np.uint32(8) * rem)) - np.uint32(1)  # the tail's own bytes (rem 0: unused)
+    for j in range(int(-(-lengths.max(initial=0) // 4))):
+        k1 = words[starts + 4 * j]
+        k1 = np.where(full == j, k1 & tail_mask, k1)
         mixed = _rotl(k1 * _C1, 15) * _C2
         block = _rotl(h ^ mixed, 13) * np.uint32(5) + np.uint32(0xE6546B64)
-        h = np.where(full > j, block, np.where((full == j) & (lengths % 4 > 0), h ^ mixed, h))
+        h = np.where(full > j, block, np.where((full == j) & (rem > 0), h ^ mixed, h))
     h ^= lengths.astype(np.uint32)
     h ^= h >> np.uint32(16)
     h *= np.uint32(0x85EBCA6B)
@@ -80,46 +82,58 @@ def _murmur3_s32(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return h.view(np.int32)
 
 
-def _char_ngram_matrix(texts: list[str], lo: int, hi: int, n_features: int) -> sp.csr_matrix:
+#: Texts hashed together by :func:`_char_ngram_arrays` at most (bounds the memory of a training-size call).
+_HASH_CHUNK = 2000
+
+
+def _char_ngram_arrays(texts: list[str], lo: int, hi: int, n_features: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What :func:`hashed_counts` gives for scikit-learn's ``char`` analyzer (no lower-casing, no accent
-    stripping), computed in numpy over all the texts at once: every n-gram is a span of the texts' UTF-8
-    bytes, the spans (zero-padded to whole words) are hashed together, and (text, bucket) pairs are counted. Long
-    texts make the p99 of the guard's latency, and a text is scored with its segments in one call."""
+    stripping) as CSR arrays ``(data, indices, indptr)`` (column indices sorted, no duplicates), computed in numpy
+    over all the texts at once: every n-gram is a span of the texts' UTF-8 bytes, all spans are hashed together
+    (:func:`_murmur3_s32`), and (text, bucket) pairs are counted. Long texts make the p99 of the guard's latency,
+    and a text is scored with its segments in one call."""
+    if len(texts) > _HASH_CHUNK:
+        parts = [_char_ngram_arrays(texts[i: i + _HASH_CHUNK], lo, hi, n_features)
+                 for i in range(0, len(texts), _HASH_CHUNK)]
+        offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
+        indptr = np.concatenate([[0]] + [p[2][1:] + off for p, off in zip(parts, offsets)])
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), indptr
     texts = [_WHITE_SPACES.sub(" ", t) for t in texts]
     joined = "".join(texts)
-    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
-    utf8 = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+    raw = joined.encode("utf-8")
     lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    byte_off = np.zeros(len(codes) + 1, dtype=np.int64)
-    np.cumsum(1 + (codes >= 0x80) + (codes >= 0x800) + (codes >= 0x10000), out=byte_off[1:])
+    n_chars = len(joined)
+    if len(raw) == n_chars:  # ASCII: a character is a byte
+        byte_off = np.arange(n_chars + 1, dtype=np.int64)
+    else:
+        codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+        byte_off = np.zeros(n_chars + 1, dtype=np.int64)
+        np.cumsum(1 + (codes >= 0x80) + (codes >= 0x800) + (codes >= 0x10000), out=byte_off[1:])
+    # the 32-bit word at every byte offset, the buffer zero-padded so that any span's words can be read
+    padded = np.zeros(len(raw) + 4 * (hi + 2), dtype=np.uint32)
+    padded[: len(raw)] = np.frombuffer(raw, dtype=np.uint8)
+    words = padded[:-3] | (padded[1:-2] << np.uint32(8)) | (padded[2:-1] << np.uint32(16)) | (padded[3:] << np.uint32(24))
     row_of = np.repeat(np.arange(len(texts), dtype=np.int64), lens)
     end_of = np.repeat(np.cumsum(lens), lens)
-    pos = np.arange(len(codes), dtype=np.int64)
+    pos = np.arange(n_chars, dtype=np.int64)
     starts, sizes, owners = [], [], []
     for n in range(lo, hi + 1):
-        ok = pos + n <= end_of  # the n-grams that stay inside their text
-        p = pos[ok]
+        p = pos[pos + n <= end_of]  # the n-grams that stay inside their text
         starts.append(byte_off[p])
         sizes.append(byte_off[p + n] - byte_off[p])
-        owners.append(row_of[ok])
+        owners.append(row_of[p])
     start, size, owner = np.concatenate(starts), np.concatenate(sizes), np.concatenate(owners)
-    width = 4 * -(-int(size.max(initial=0)) // 4)
-    span = np.arange(width)
-    inside = span < size[:, None]
-    padded = np.concatenate([utf8, np.zeros(width, dtype=np.uint8)])
-    raw = np.where(inside, padded[start[:, None] + span], 0).astype(np.uint8)
-    h = _murmur3_s32(raw.reshape(len(start), -1).view("<u4").reshape(len(start), width // 4), size).astype(np.int64)
+    h = _murmur3_s32(words, start, size).astype(np.int64)
     # scikit-learn takes abs(h) % n_features, and abs(-2**31) as 2**31 - 1 (``_hashing_fast.pyx``)
     bucket = np.where(h == -(2 ** 31), (2 ** 31 - 1 - (n_features - 1)) % n_features, np.abs(h) % n_features)
     keys, counts = np.unique(owner * n_features + bucket, return_counts=True)
-    indptr = np.searchsorted(keys // n_features, np.arange(len(texts) + 1))
-    return sp.csr_matrix((counts.astype(np.float64), (keys % n_features).astype(np.int32), indptr),
-                         shape=(len(texts), n_features))
+    indptr = np.searchsorted(keys, np.arange(len(texts) + 1, dtype=np.int64) * n_features)
+    return counts.astype(np.float64), (keys % n_features).astype(np.int32), indptr
 
 
 def _char_ngram_counts(text: str, lo: int, hi: int) -> Counter[str]:
     """The counts of what scikit-learn's ``char`` analyzer yields for ``text``, the n-grams joined from shifted
-    copies of the text in C (for short inputs, where :func:`_char_ngram_matrix`'s fixed cost does not pay)."""
+    copies of the text in C (for short inputs, where :func:`_char_ngram_arrays`'s fixed cost does not pay)."""
     text = _WHITE_SPACES.sub(" ", text)
     grams: list[str] = list(text) if lo == 1 else []
     for n in range(max(lo, 2), min(hi, len(text)) + 1):
@@ -132,29 +146,49 @@ NUMPY_HASH_CHARS = 150
 
 
 def _plain_char(vectorizer: HashingVectorizer) -> bool:
-    """A ``char`` analyzer with no preprocessing (the model's), which :func:`_char_ngram_matrix` reproduces."""
+    """A ``char`` analyzer with no preprocessing (the model's), which :func:`_char_ngram_arrays` reproduces."""
     return (vectorizer.analyzer == "char" and not vectorizer.lowercase and vectorizer.strip_accents is None
             and vectorizer.preprocessor is None and vectorizer.input == "content")
 
 
-def hashed_counts(vectorizer: HashingVectorizer, texts: list[str]) -> sp.csr_matrix:
-    """``vectorizer.transform(texts)`` as a CSR matrix, the same numbers in less time: character n-grams are
-    hashed in numpy (:func:`_char_ngram_matrix`) when the input is long; otherwise each distinct n-gram of a text is hashed once with
-    its count (scikit-learn's own hasher hashes every occurrence, each wrapped in a Python pair).
-    ``tests/unit/test_injection_model.py`` checks the two agree."""
+def _count_arrays(vectorizer: HashingVectorizer, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`hashed_counts` as CSR arrays ``(data, indices, indptr)`` with no duplicate column in a row."""
     if _plain_char(vectorizer):
         lo, hi = vectorizer.ngram_range
         if sum(map(len, texts)) >= NUMPY_HASH_CHARS:
-            return _char_ngram_matrix(texts, lo, hi, vectorizer.n_features)
+            return _char_ngram_arrays(texts, lo, hi, vectorizer.n_features)
         count: Callable[[str], Counter[str]] = lambda t: _char_ngram_counts(t, lo, hi)
     else:
         analyze = vectorizer.build_analyzer()
         count = lambda t: Counter(analyze(t))
     indices, indptr, values = _hash_pairs([count(t).items() for t in texts], vectorizer.n_features,
                                           np.float64, False, 0)
-    out = sp.csr_matrix((values, indices, indptr), shape=(len(texts), vectorizer.n_features))
-    out.sum_duplicates()  # hash collisions of distinct n-grams add up, as in scikit-learn
-    return out
+    # hash collisions of distinct n-grams add up, as in scikit-learn (scipy's sum_duplicates, without a matrix)
+    n = vectorizer.n_features
+    keys = indices.astype(np.int64)
+    if len(texts) > 1:
+        keys += _row_numbers(indptr) * n
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    first = np.ones(len(keys), dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    data = np.add.reduceat(values[order], starts) if len(keys) else values
+    keys = keys[starts]
+    return data, (keys % n).astype(np.int32), np.searchsorted(keys, np.arange(len(texts) + 1, dtype=np.int64) * n)
+
+
+def _row_numbers(indptr: np.ndarray) -> np.ndarray:
+    """The row of each stored value of a CSR matrix with these row pointers."""
+    return np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+
+
+def hashed_counts(vectorizer: HashingVectorizer, texts: list[str]) -> sp.csr_matrix:
+    """``vectorizer.transform(texts)`` as a CSR matrix, the same numbers in less time: character n-grams are
+    hashed in numpy (:func:`_char_ngram_arrays`) when the input is long; otherwise each distinct n-gram of a text
+    is hashed once with its count (scikit-learn's own hasher hashes every occurrence, each wrapped in a Python
+    pair). ``tests/unit/test_injection_model.py`` checks the two agree."""
+    return sp.csr_matrix(_count_arrays(vectorizer, texts), shape=(len(texts), vectorizer.n_features))
 
 
 def expand_dense(dense: np.ndarray, prepared: list[str], by_lang: bool) -> np.ndarray:
@@ -207,17 +241,15 @@ class InjectionModel:
 
     def decision(self, prepared: list[str], dense: np.ndarray) -> np.ndarray:
         """Logits of already :func:`prepare`-d texts whose :func:`dense_features` are the rows of ``dense``."""
-        out = np.full(len(prepared), self.bias, dtype=np.float64)
+        n = len(prepared)
+        out = np.full(n, self.bias, dtype=np.float64)
         for b in self.blocks:
-            counts = hashed_counts(b.vectorizer, prepared)
-            for r in range(len(prepared)):
-                lo, hi = counts.indptr[r], counts.indptr[r + 1]
-                if lo == hi:
-                    continue
-                cols = counts.indices[lo:hi]
-                vals = (np.log(counts.data[lo:hi]) + 1.0) * b.idf[cols]
-                norm = math.sqrt(float(vals @ vals))
-                out[r] += float(vals @ b.weight[cols]) / norm
+            data, cols, indptr = _count_arrays(b.vectorizer, prepared)
+            rows = _row_numbers(indptr) if n > 1 else np.zeros(len(data), dtype=np.int64)
+            vals = (np.log(data) + 1.0) * b.idf[cols]  # sublinear tf-idf
+            norm = np.sqrt(np.bincount(rows, vals * vals, minlength=n))
+            dot = np.bincount(rows, vals * b.weight[cols], minlength=n)
+            out += np.divide(dot, norm, out=np.zeros(n), where=norm > 0)
         if prepared:
             out += (expand_dense(dense, prepared, self.dense_by_lang) @ self.dense_w) * self.dense_scale
         return out

@@ -21,6 +21,7 @@ from navigo_core.security.classifier import (
     text_lang,
 )
 from navigo_core.security import train
+from navigo_core.security import classifier
 from navigo_core.security.train import build, is_evaluation_file
 
 pytestmark = pytest.mark.usefixtures("no_internet")
@@ -248,6 +249,11 @@ def test_hashed_counts_equal_scikit_learns_hashing_vectorizer(block):
         one, ref = hashed_counts(vectorizer, [text]), vectorizer.transform([text]).tocsr()
         ref.sum_duplicates()
         assert (one.indices == ref.indices).all() and (one.data == ref.data).all()
+    many = texts * 250  # a training-size call is hashed in chunks
+    ours, theirs = hashed_counts(vectorizer, many), vectorizer.transform(many).tocsr()
+    theirs.sum_duplicates()
+    assert len(many) > classifier._HASH_CHUNK
+    assert (ours.indptr == theirs.indptr).all() and (ours.indices == theirs.indices).all() and (ours.data == theirs.data).all()
 
 
 def test_a_segment_is_searched_only_for_the_concepts_its_whole_text_shows():

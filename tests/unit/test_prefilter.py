@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from navigo_core.intent.prefilter import Prefilter, required_literals, top_level_alternatives
+from navigo_core.prefilter import Prefilter, required_literals, top_level_alternatives
 from navigo_core.intent.rules import compile_pattern, default_rules, normalize
 
 pytestmark = pytest.mark.usefixtures("no_internet")
