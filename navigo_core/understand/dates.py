@@ -144,8 +144,8 @@ def _duration(text: str, low: str) -> tuple[int | None, tuple[int, int] | None]:
     )
     for pattern, unit, hay in probes:
         for m in re.finditer(pattern, hay):
-            if unit in (0, 1) and hay is text and re.search(r"[月号]\s*$", text[:m.start()]):
-                continue  # "5月1日" is a date, not a duration
+            if unit in (0, 1) and hay is text and re.search(r"[月号]\s*$", text[:m.start()]) and "天" not in m.group(0):
+                continue  # "5月1日" is a date, not a duration ("下个月10天" is one)
             if unit == 1 and hay is text and re.match(r"\d{1,2}\s*日", m.group(0)) and re.search(
                     r"(?:到|至|-|~)\s*$", text[:m.start()]):
                 continue  # "1月20日到22日": the end of a range
@@ -207,6 +207,29 @@ def _absolute(text: str, low: str, today: date) -> list[_Hit]:
         end_day = parse_number(m.group(6)) if m.group(6) else None
         add(m, *_range(int(m.group(1)) if m.group(1) else None, month, day,
                        int(m.group(4)) if m.group(4) else None, end_month or month, end_day, today))
+    # days of this or next month: 下个月10日到12日, 本月20号, next month on the 10th, the 10th to the 12th of next month
+    month_of = {"下个月": 1, "下月": 1, "下一个月": 1, "这个月": 0, "本月": 0, "next": 1, "this": 0}
+
+    def month_days(shift: int, d1: int, d2: int | None) -> tuple[date | None, date | None]:
+        first = today.replace(day=1)
+        for _ in range(shift):
+            first = (first + timedelta(days=32)).replace(day=1)
+        return _range(first.year, first.month, d1, first.year, first.month, d2, today)
+
+    for m in re.finditer(rf"(下一个月|下个?月|这个月|本月)\s*{_ZH_DAY}\s*[日号]?(?:{_SEP}{_ZH_DAY}\s*[日号])?", text):
+        d1, d2 = parse_number(m.group(2)), parse_number(m.group(3)) if m.group(3) else None
+        if free(*m.span()) and d1 and 1 <= d1 <= 31 and (d2 is None or 1 <= d2 <= 31) and (
+                m.group(3) or re.search(r"[日号]\s*$", m.group(0))):
+            add(m, *month_days(month_of[m.group(1)], d1, d2))
+    for m in re.finditer(rf"\b(?:(next|this) month,?\s+(?:on\s+)?(?:the\s+)?{_DAY}(?:{_SEP}(?:the\s+)?{_DAY})?"
+                         rf"|(?:the\s+)?{_DAY}(?:{_SEP}(?:the\s+)?{_DAY})?\s+of\s+(next|this) month)\b", low):
+        if not free(*m.span()):
+            continue
+        shift = month_of[m.group(1) or m.group(6)]
+        d1 = int(m.group(2) or m.group(4))
+        d2 = m.group(3) or m.group(5)
+        if 1 <= d1 <= 31 and (d2 is None or 1 <= int(d2) <= 31):
+            add(m, *month_days(shift, d1, int(d2) if d2 else None))
     # English: May 1-5, May 1 to May 5, March 16th to March 18th, 2022, May 1, 2026
     en = (rf"\b({_MONTH_RE})\.?\s+{_DAY}(?:,?\s+{_YEAR})?\b"
           rf"(?:{_SEP}(?:({_MONTH_RE})\.?\s+)?{_DAY}(?:,?\s+{_YEAR})?\b)?")

@@ -86,6 +86,27 @@ def test_month_or_season_alone_is_a_question_with_dates_inside(text: str, first:
         assert back.start_date is not None and first <= back.start_date <= last
 
 
+@pytest.mark.parametrize("text,today,start,end", [
+    # the month is counted from today, across a year's end
+    ("申请下个月10日到12日从上海去杭州出差", date(2026, 12, 6), date(2027, 1, 10), date(2027, 1, 12)),
+    ("申请下个月10日到12日从上海去杭州出差", date(2026, 11, 15), date(2026, 12, 10), date(2026, 12, 12)),
+    ("下月3号到5号去成都", date(2026, 12, 6), date(2027, 1, 3), date(2027, 1, 5)),
+    ("本月20号到22号去厦门", date(2026, 12, 6), date(2026, 12, 20), date(2026, 12, 22)),
+    ("下个月10号出发去西安", date(2027, 3, 30), date(2027, 4, 10), None),
+    ("the 10th to the 12th of next month in Lisbon", date(2026, 12, 6), date(2027, 1, 10), date(2027, 1, 12)),
+    ("Lisbon next month, 3rd-5th", date(2027, 1, 31), date(2027, 2, 3), date(2027, 2, 5)),
+])
+def test_days_of_this_or_next_month(text: str, today: date, start: date, end: date | None) -> None:
+    r = parse_dates(text, today)
+    assert (r.start, r.end) == (start, end)
+
+
+@pytest.mark.parametrize("text,days", [("下个月10天", 10), ("本月去三天", 3), ("next month for 4 days", 4)])
+def test_a_duration_after_next_month_is_no_date(text: str, days: int) -> None:
+    r = parse_dates(text, date(2026, 12, 6))
+    assert (r.start, r.duration_days) == (None, days) and r.period is not None
+
+
 _EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
               "November", "December"]
 
