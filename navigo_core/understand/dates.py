@@ -226,10 +226,11 @@ def _absolute(text: str, low: str, today: date) -> list[_Hit]:
         if not free(*m.span()):
             continue
         shift = month_of[m.group(1) or m.group(6)]
-        d1 = int(m.group(2) or m.group(4))
-        d2 = m.group(3) or m.group(5)
-        if 1 <= d1 <= 31 and (d2 is None or 1 <= int(d2) <= 31):
-            add(m, *month_days(shift, d1, int(d2) if d2 else None))
+        first_day = int(m.group(2) or m.group(4))
+        last = m.group(3) or m.group(5)
+        last_day = int(last) if last else None
+        if 1 <= first_day <= 31 and (last_day is None or 1 <= last_day <= 31):
+            add(m, *month_days(shift, first_day, last_day))
     # English: May 1-5, May 1 to May 5, March 16th to March 18th, 2022, May 1, 2026
     en = (rf"\b({_MONTH_RE})\.?\s+{_DAY}(?:,?\s+{_YEAR})?\b"
           rf"(?:{_SEP}(?:({_MONTH_RE})\.?\s+)?{_DAY}(?:,?\s+{_YEAR})?\b)?")
