@@ -6,6 +6,10 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 # make run listens on this address only; HOST=0.0.0.0 make run serves other machines too
 HOST ?= 127.0.0.1
+# pytest-xdist workers for make test / test-fast (each test module runs whole on one worker, the browser tests all on
+# one, the long ones first: tests/conftest.py). TEST_WORKERS=0 runs everything in one process.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: run test test-fast bench chromium postgresql clean model screenshots
 
@@ -38,10 +42,10 @@ run: $(VENV)/.runtime
 	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT) --server.headless true
 
 test: $(VENV)/.dev chromium postgresql
-	$(PY) -m pytest
+	$(PYTEST)
 
 test-fast: $(VENV)/.dev postgresql
-	$(PY) -m pytest -m "not e2e"
+	$(PYTEST) -m "not e2e"
 
 # Every page in English and 中文 at 1280 and 1024 px into docs/screenshots/ (an offline app on a free port
 # with a throw-away database; see scripts/screenshots.py).

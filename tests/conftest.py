@@ -31,6 +31,21 @@ if TYPE_CHECKING:  # imported lazily: the openai SDK is slow to import
 S = TypeVar("S", bound=FakeServer)
 
 
+# --- test order ---------------------------------------------------------------
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Scheduling for pytest-xdist (``make test``: ``-n 2 --dist loadgroup``). Every browser test (``e2e``) is in one
+    group, so one worker drives them one module after another (two app servers and two browsers at once only slow
+    each other on a small machine) while the other workers take the rest; every other module is a group of its own
+    (its module fixtures are built once). The browser group first, then the modules marked ``heavy`` (the type
+    check, the store's concurrency runs, the regex and prefilter sweeps, the injection model's rebuild), so the long
+    ones start early instead of being the last to finish. The order within each group stays as collected."""
+    for item in items:
+        group = "e2e" if item.get_closest_marker("e2e") else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: 0 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("heavy") else 2)
+
+
 # --- fake servers -----------------------------------------------------------
 
 @pytest.fixture

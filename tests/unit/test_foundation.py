@@ -214,6 +214,7 @@ def test_no_import_of_our_own_modules_is_caught() -> None:
     assert hidden == []
 
 
+@pytest.mark.heavy
 def test_mypy_passes_on_the_core() -> None:
     """mypy (pinned in requirements-dev.txt, configured in mypy.ini: navigo_core, the pydantic plugin, untyped
     bodies checked, unused ignores reported) finds no error in the core."""

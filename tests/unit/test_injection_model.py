@@ -24,7 +24,7 @@ from navigo_core.security import train
 from navigo_core.security import classifier
 from navigo_core.security.train import build, is_evaluation_file
 
-pytestmark = pytest.mark.usefixtures("no_internet")
+pytestmark = [pytest.mark.usefixtures("no_internet"), pytest.mark.heavy]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENIGN_FRESH = DATA / "injection_benign_fresh.jsonl"

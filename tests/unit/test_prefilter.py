@@ -14,7 +14,7 @@ import yaml
 from navigo_core.prefilter import Prefilter, required_literals, top_level_alternatives
 from navigo_core.intent.rules import compile_pattern, default_rules, normalize
 
-pytestmark = pytest.mark.usefixtures("no_internet")
+pytestmark = [pytest.mark.usefixtures("no_internet"), pytest.mark.heavy]
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 

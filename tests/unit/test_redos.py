@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import redos  # noqa: E402
 
-pytestmark = pytest.mark.usefixtures("no_internet")
+pytestmark = [pytest.mark.usefixtures("no_internet"), pytest.mark.heavy]
 
 
 @pytest.fixture(scope="module")

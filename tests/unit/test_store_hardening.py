@@ -32,7 +32,7 @@ from navigo_core.store import (
 )
 from tests.store_concurrency import run, summary
 
-pytestmark = pytest.mark.usefixtures("no_internet")
+pytestmark = [pytest.mark.usefixtures("no_internet"), pytest.mark.heavy]
 YEAR = datetime.now(timezone.utc).year
 
 
