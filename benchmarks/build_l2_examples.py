@@ -31,11 +31,13 @@ from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # n
 #: here; ``business_dev15``-``19``: training sets written blind by five more writers, without twins),
 #: and the out-of-scope sets (general requests; ``out_of_scope_hard``: other applications, claims, bookings,
 #: orders and policies than a business trip's, so that a leave request is not taken for a trip application).
-#: ``business_dev14`` stays out: the untrained set the gate's L2 settings are checked on.
+#: ``general_dev1``/``2``: ordinary travel requests (trip wishes, sights, searches, directions, small talk, other
+#: requests), written blind, so that L2 knows the rest of the traffic as well as business travel (its held-out twin:
+#: ``general_fresh``). ``business_dev14`` stays out: the untrained set the gate's L2 settings are checked on.
 TUNING = ("routing_tune.jsonl", *(f"routing_tune{n}.jsonl" for n in range(2, 16)),
           *(f"business_dev{n}.jsonl" for n in range(3, 14)), "business_dev15.jsonl", "business_dev16.jsonl",
           "business_dev17.jsonl", "business_dev18.jsonl", "business_dev19.jsonl", "business_dev20.jsonl",
-          "business_dev21.jsonl", "business_dev22.jsonl")
+          "business_dev21.jsonl", "business_dev22.jsonl", "general_dev1.jsonl", "general_dev2.jsonl")
 ALWAYS = ("out_of_scope_train.jsonl", "out_of_scope_train2.jsonl", "out_of_scope_hard.jsonl")
 SOURCES = TUNING + ALWAYS
 

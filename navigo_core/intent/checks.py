@@ -35,6 +35,26 @@ def _trip_request(text: str, today: date) -> str | None:
     return f"destination {req.destination_text!r} with trip details" if place and trip else None
 
 
-CHECKS: dict[str, Callable[[str], str | None]] = {"trip_request": trip_request}
+def names_place(text: str) -> str | None:
+    return _names_place(text, date.today())
 
-__all__ = ["CHECKS", "trip_request"]
+
+@lru_cache(maxsize=512)
+def _names_place(text: str, today: date) -> str | None:
+    """The parser finds a place the message is about ("best ramen in Osaka", "成都有什么好吃的"): a destination, or an
+    origin; resolved or ambiguous, never a guess."""
+    if len(text) > MAX_CHARS:
+        return None
+    from navigo_core.understand import parse_request
+
+    req = parse_request(text, today=today)
+    for field, found in (("destination", req.destination), ("origin", req.origin)):
+        written = getattr(req, f"{field}_text")
+        if written and (found is not None or req.ambiguity(field) is not None):
+            return f"{field} {written!r}"
+    return None
+
+
+CHECKS: dict[str, Callable[[str], str | None]] = {"trip_request": trip_request, "names_place": names_place}
+
+__all__ = ["CHECKS", "names_place", "trip_request"]

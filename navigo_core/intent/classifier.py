@@ -67,6 +67,13 @@ GUESS = 0.3
 # dev 5 / 3 of 192, out_of_scope.jsonl 3 / 0 of 120, calibration 2.6 / 2.1 %. 0.55: most of the gain, little of the cost.
 UNSIGNALLED_GUESS: float | None = 0.55
 UNSIGNALLED_INTENTS = OVERRIDABLE | {"booking"}
+# A message no rule and no sure answer decided, whose most probable intent is an ordinary travel one (a trip wish, sights,
+# a flight, train or hotel search: "dreaming about patagonia...", "成都有什么好吃的", "Christmas in New York with the kids,
+# Dec 22-27") goes to that intent's scene from this probability on, instead of the help (scenes/gate.py: _best_guess).
+# Chosen with the general development sets (general_dev1/2) scored by classifiers trained without their half
+# (benchmarks/bench_travel_guess.py).
+TRAVEL_GUESS: float | None = 0.4
+TRAVEL_INTENTS = frozenset({"itinerary_planning", "attractions_query", "flight_search", "train_search", "hotel_search"})
 # A topic rule (rules.yaml `topic: true`: a flight or a hotel is named, nothing more) is overruled from
 # this probability on: on the tuning sets and the shared rows, overruling a topic rule for a business
 # intent at >= 0.6 gained 15 rows and lost none, at 0.5 it lost 2; 0.6 gained 2 rows more than 0.8.
@@ -246,6 +253,8 @@ class ClassifierIndex(VectorIndex):
         self.overridable = OVERRIDABLE
         self.unsignalled_guess = UNSIGNALLED_GUESS
         self.unsignalled_intents = UNSIGNALLED_INTENTS
+        self.travel_guess = TRAVEL_GUESS
+        self.travel_intents = TRAVEL_INTENTS
         fitted = fitted_classifier(self.seeds, cache_dir)
         self._train = fitted.train
         self._last: tuple[str, list[tuple[np.ndarray, np.ndarray]], np.ndarray] | None = None
@@ -346,5 +355,5 @@ class _Blocks:
         return np.concatenate(indices), np.concatenate(values)
 
 
-__all__ = ["CACHE_FORMAT", "GUESS", "NAME", "OVERRIDABLE", "OVERRIDE", "TOPIC_OVERRIDE", "ClassifierIndex", "cache_key",
+__all__ = ["CACHE_FORMAT", "GUESS", "TRAVEL_GUESS", "TRAVEL_INTENTS", "NAME", "OVERRIDABLE", "OVERRIDE", "TOPIC_OVERRIDE", "ClassifierIndex", "cache_key",
            "fit_sklearn", "fitted_classifier"]

@@ -38,6 +38,7 @@ from navigo_core.config import Settings
 from navigo_core.errors import NavigoError
 from navigo_core.i18n import t
 from navigo_core.limits import Limits, cut
+from navigo_core.intent.checks import names_place
 from navigo_core.intent.models import IntentResult, LayerTrace
 from navigo_core.intent.router import rule_answer
 from navigo_core.intent.rules import RuleHit, default_rules, normalize
@@ -230,7 +231,9 @@ def _best_guess(router: Any, registry: Any, text: str, *, on_topic: bool) -> tup
     with probability ≥ its ``guess`` (``intent/classifier.py``: ``GUESS``): a better guess than handing a claim or an approval question to the
     trip dialogue. A message that is not ``on_topic`` (no signal keyword, no topical router answer) needs the
     layer's ``unsignalled_guess`` for one of its ``unsignalled_intents`` (``UNSIGNALLED_GUESS``): a better answer than the
-    help for "改TA事由". None without such a layer or below the bar."""
+    help for "改TA事由". An ordinary travel intent (``travel_intents``: a trip wish, sights, a flight, train or hotel search)
+    has its own bar, ``travel_guess``, and needs the message on-topic or naming a place (the request parser's
+    :func:`~navigo_core.intent.checks.names_place`). None without such a layer or below the bar."""
     l2, p = _l2_probabilities(router, text)
     if not p:
         return None
@@ -238,6 +241,10 @@ def _best_guess(router: Any, registry: Any, text: str, *, on_topic: bool) -> tup
     guess = getattr(l2, "guess", None) if on_topic else getattr(l2, "unsignalled_guess", None)
     intents: frozenset[str] = (getattr(l2, "overridable", frozenset()) if on_topic
                                else getattr(l2, "unsignalled_intents", frozenset()))
+    if top in getattr(l2, "travel_intents", frozenset()):  # an ordinary trip wish, sights, a search: its own bar,
+        guess, intents = getattr(l2, "travel_guess", None), getattr(l2, "travel_intents", frozenset())
+        if not on_topic and not names_place(text):  # and a travel word or a place ("what are van gogh's best pieces")
+            return None
     if guess is None or top not in intents or p[top] < guess:
         return None
     scene = registry.scene_for_intent(top)

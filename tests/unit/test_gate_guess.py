@@ -4,7 +4,9 @@
   business-travel intent, an *action* rule (``book.flight``: 订机票) is not;
 * when nothing decided, L2's best business-travel guess (probability ≥ ``GUESS``) answers instead of
   the trip dialogue, and the caption says it is a guess;
-* a message with no on-topic sign at all gets a guess only from ``UNSIGNALLED_GUESS`` on, else the help.
+* a message with no on-topic sign at all gets a guess only from ``UNSIGNALLED_GUESS`` on, else the help;
+* an ordinary travel intent (a trip wish, sights, a flight, train or hotel search) is taken from ``TRAVEL_GUESS`` on,
+  when the message is on-topic or names a place.
 
 The L2 layer here is a stub with fixed probabilities, so each case tests the gate alone.
 """
@@ -18,6 +20,8 @@ import pytest
 from navigo_core.intent.classifier import (
     GUESS,
     OVERRIDABLE,
+    TRAVEL_GUESS,
+    TRAVEL_INTENTS,
     OVERRIDE,
     TOPIC_OVERRIDE,
     UNSIGNALLED_GUESS,
@@ -35,6 +39,8 @@ class StubL2:
     guess = GUESS
     unsignalled_guess = UNSIGNALLED_GUESS
     unsignalled_intents = UNSIGNALLED_INTENTS
+    travel_guess = TRAVEL_GUESS
+    travel_intents = TRAVEL_INTENTS
 
     def __init__(self, probs: dict[str, float]) -> None:
         self.probs = probs
@@ -94,10 +100,10 @@ def test_the_best_guess_answers_when_nothing_decided(prob: float, scene: str) ->
         assert d.step == "model"
 
 
-def test_a_guess_needs_a_business_intent_and_a_travel_message() -> None:
-    # a confident non-business guess (a flight search) is not taken: the trip dialogue asks instead
+def test_a_guess_needs_a_business_or_travel_intent_and_a_travel_message() -> None:
+    # a confident guess of another intent (weather, directions) is not taken: the trip dialogue asks instead
     travel = "about the Porto trip, the thing with the dinner receipts, what now"
-    assert decide(travel, {"flight_search": 0.9}).step == "model"
+    assert decide(travel, {"general_info": 0.9}).step == "model"
     # a message with no travel signal and no topical intent gets the help reply below UNSIGNALLED_GUESS
     assert UNSIGNALLED_GUESS is not None and GUESS < UNSIGNALLED_GUESS < 1
     d = decide("what vaccines does a kitten need", {"policy_query": UNSIGNALLED_GUESS - 0.05})
@@ -135,3 +141,25 @@ def test_the_chat_caption_data_of_a_guess_names_the_guess() -> None:
     low = decision_info(decide("about the Porto trip, the thing with the dinner receipts, what now",
                                {"reimbursement": GUESS - 0.05}))
     assert low is not None and (low["by"], low["intent"]) == ("none", None)
+
+
+@pytest.mark.parametrize("text, lang, intent, scene", [
+    ("Lisbon with my sister, seafood and sunsets, ideas?", "en", "itinerary_planning", "trip_planning"),
+    ("西安除了城墙还能去哪转转，带着老人", "zh", "attractions_query", "trip_planning"),
+    ("anything nonstop out of Denver to Honolulu on the weekend", "en", "flight_search", "booking"),
+])
+def test_a_travel_guess_with_a_place_answers_instead_of_the_help(text: str, lang: str, intent: str, scene: str) -> None:
+    # no rule matches; the parser finds a place; L2's travel intent >= TRAVEL_GUESS takes the message to its scene
+    assert TRAVEL_GUESS is not None and intent in TRAVEL_INTENTS
+    d = decide(text, {intent: TRAVEL_GUESS + 0.05, "unknown": TRAVEL_GUESS - 0.1}, lang=lang)
+    assert (d.scene_id, d.step, d.detail) == (scene, "intent", f"guess {intent}")
+    assert d.reason.startswith("Probably about" if lang == "en" else "看起来是关于")
+    below = decide(text, {intent: TRAVEL_GUESS - 0.05, "unknown": TRAVEL_GUESS - 0.1}, lang=lang)
+    assert below.step != "intent"
+
+
+@pytest.mark.parametrize("text", ["which of his paintings are the most famous ones", "哪种钢琴适合弹古典"])
+def test_a_travel_guess_needs_a_place_or_a_travel_word(text: str) -> None:
+    # L2 may read "most famous" or "适合" as sights; without a place or a travel word the help answers
+    d = decide(text, {"attractions_query": 0.9, "unknown": 0.05}, lang="zh" if "钢琴" in text else "en")
+    assert (d.scene_id, d.step) == ("greeting", "fallback")
