@@ -6,8 +6,8 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 # make run listens on this address only; HOST=0.0.0.0 make run serves other machines too
 HOST ?= 127.0.0.1
-# pytest-xdist workers for make test / test-fast (each test module runs whole on one worker, the browser tests all on
-# one, the long ones first: tests/conftest.py). TEST_WORKERS=0 runs everything in one process.
+# pytest-xdist workers for make test / test-fast (each test module runs whole on one worker, the browser modules in
+# two groups, the long ones first: tests/conftest.py). TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
@@ -61,6 +61,7 @@ bench: $(VENV)/.dev postgresql chromium
 	@echo "  $(PY) -m navigo_core intent calibrate --offline --encoder tfidf --min-precision 0.97 --data tests/data/intent_labelled.jsonl --data tests/data/business_intents.jsonl --data tests/data/out_of_scope.jsonl --data tests/data/calibration.jsonl"
 	$(PY) benchmarks/bench_intent.py
 	$(PY) benchmarks/bench_l2_heldout.py
+	$(PY) benchmarks/bench_travel_guess.py
 	$(PY) benchmarks/bench_security.py
 	$(PY) benchmarks/bench_planner.py
 	$(PY) benchmarks/bench_llm.py

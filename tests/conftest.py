@@ -33,16 +33,22 @@ S = TypeVar("S", bound=FakeServer)
 
 # --- test order ---------------------------------------------------------------
 
+#: The browser modules are split into this many groups, each driven one module after another by one worker.
+E2E_GROUPS = 2
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Scheduling for pytest-xdist (``make test``: ``-n 2 --dist loadgroup``). Every browser test (``e2e``) is in one
-    group, so one worker drives them one module after another (two app servers and two browsers at once only slow
-    each other on a small machine) while the other workers take the rest; every other module is a group of its own
-    (its module fixtures are built once). The browser group first, then the modules marked ``heavy`` (the type
-    check, the store's concurrency runs, the regex and prefilter sweeps, the injection model's rebuild), so the long
-    ones start early instead of being the last to finish. The order within each group stays as collected."""
+    """Scheduling for pytest-xdist (``make test``: ``-n 2 --dist loadgroup``). The browser modules (``e2e``) are dealt
+    into :data:`E2E_GROUPS` groups, so that at most that many app servers and browsers run at once; every other module
+    is a group of its own (its module fixtures are built once). The browser groups go first, then the modules marked
+    ``heavy`` (the type check, the store's concurrency runs, the regex and prefilter sweeps, the injection model's
+    rebuild), so the long ones start early instead of being the last to finish. Within a group the order stays as
+    collected."""
+    modules = sorted({item.nodeid.split("::")[0] for item in items if item.get_closest_marker("e2e")})
+    e2e_group = {module: f"e2e-{i % E2E_GROUPS}" for i, module in enumerate(modules)}
     for item in items:
-        group = "e2e" if item.get_closest_marker("e2e") else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        module = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(e2e_group.get(module, module)))
     items.sort(key=lambda item: 0 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("heavy") else 2)
 
 

@@ -157,7 +157,13 @@ def test_embeddings_encoder_matches_the_nearest_seed(fake_openai: FakeOpenAI, fa
 
 
 def test_make_router_uses_embeddings_when_configured(fake_openai: FakeOpenAI, fake_llm: LLMClient,
-                                                     fake_llm_settings: Callable[..., Settings]) -> None:
+                                                     fake_llm_settings: Callable[..., Settings],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # a few hundred seeds are enough to show which index is built (all 13k took the fake server 16 s to embed)
+    import navigo_core.intent.router as router_module
+
+    monkeypatch.setattr(router_module, "load_seeds", lambda: load_seeds()[::40])
+    monkeypatch.setattr(router_module, "_embedding_indexes", {})  # the small index is not kept for other tests
     router = make_router(fake_llm_settings(intent_encoder="embeddings"), llm=fake_llm)
     assert router.l2 is not None and router.l2.encoder_name == "embeddings" and router.llm.online
     assert router.l2.thresholds.threshold == pytest.approx(0.75)  # the embeddings entry, not TF-IDF's
