@@ -256,7 +256,9 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
     message names several things), the learned L2 layer picks the most probable of the rules'
     candidates; and when that layer is sure of another intent (probability ≥ its ``override``),
     its intent wins over the rule's; a *topic* rule (it only says that a flight or a hotel is named)
-    is overruled from the lower ``topic_override``. Without such a layer, the first rule stands.
+    is overruled from the lower ``topic_override``, by a business intent or by an ordinary travel one of another scene
+    (``travel_intents``: "a week in Lisbon in May with my wife, flying out of Boston" names a flight and is a
+    trip to plan). Without such a layer, the first rule stands.
     Returns the hit and a trace line (empty when nothing was weighed)."""
     l2 = getattr(router, "l2", None)
     if getattr(l2, "probabilities", None) is None:
@@ -290,6 +292,8 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
     override = getattr(l2, "override", None)
     if best.topic and (best.intent not in overridable or best.negated):  # a topic or negated rule says less: a lower bar
         override = getattr(l2, "topic_override", override)
+    if best.topic and top in getattr(l2, "travel_intents", frozenset()):  # a trip wish that names its flight or hotel
+        overridable = overridable | {top}
     if (override is not None and top != best.intent and (best.intent in overridable or best.topic) and top in overridable
             and p[top] >= override and scene_of(top) not in (None, scene_of(best.intent, best.scene))):
         detail = f"rule {best.rule_id} ({best.intent} {p.get(best.intent, 0.0):.2f}) overridden: {top} {p[top]:.2f}"

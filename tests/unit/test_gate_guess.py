@@ -163,3 +163,13 @@ def test_a_travel_guess_needs_a_place_or_a_travel_word(text: str) -> None:
     # L2 may read "most famous" or "适合" as sights; without a place or a travel word the help answers
     d = decide(text, {"attractions_query": 0.9, "unknown": 0.05}, lang="zh" if "钢琴" in text else "en")
     assert (d.scene_id, d.step) == ("greeting", "fallback")
+
+
+@pytest.mark.parametrize("text, lang", [("a week in Lisbon in May with my wife, flying out of Boston", "en"),
+                                        ("春节带爸妈去三亚五天，从北京飞过去，帮忙排一下", "zh")])
+def test_a_trip_wish_that_names_its_flight_overrules_the_topic_rule(text: str, lang: str) -> None:
+    # flight.search only says a flight is named: L2 sure enough of a trip to plan takes it to the trip dialogue
+    sure = decide(text, {"itinerary_planning": TOPIC_OVERRIDE + 0.1, "flight_search": 0.2}, lang=lang)
+    assert (sure.scene_id, sure.step, sure.detail) == ("trip_planning", "rule", "flight.search>l2")
+    unsure = decide(text, {"itinerary_planning": TOPIC_OVERRIDE - 0.1, "flight_search": 0.3}, lang=lang)
+    assert (unsure.scene_id, unsure.detail) == ("booking", "flight.search")
