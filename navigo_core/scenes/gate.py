@@ -254,8 +254,8 @@ def _best_guess(router: Any, registry: Any, text: str, *, on_topic: bool) -> tup
 def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text: str) -> tuple[RuleHit, str]:
     """A rule's guess is not final. When rules for different scenes match one message (a long
     message names several things), the learned L2 layer picks the most probable of the rules'
-    candidates; and when that layer is sure of another intent (probability ≥ its ``override``),
-    its intent wins over the rule's; a *topic* rule (it only says that a flight or a hotel is named)
+    candidates; and when that layer is sure of a business intent or booking (``override_targets``, probability ≥ its
+    ``override``) for another scene, its intent wins over the rule's, whatever the rule; a *topic* rule (it only says that a flight or a hotel is named)
     is overruled from the lower ``topic_override``, by a business intent or by an ordinary travel one of another scene
     (``travel_intents``: "a week in Lisbon in May with my wife, flying out of Boston" names a flight and is a
     trip to plan). Without such a layer, the first rule stands.
@@ -276,8 +276,7 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
         if sid is not None and sid not in by_scene:
             by_scene[sid] = h
     overridable: frozenset[str] = getattr(l2, "overridable", frozenset())
-    if len(by_scene) < 2 and first.intent not in overridable and not first.topic:
-        return first, ""
+    targets: frozenset[str] = getattr(l2, "override_targets", overridable)
     _, p = _l2_probabilities(router, text)
     if p is None:  # the weighing is optional: a failing L2 leaves the first rule
         return first, ""
@@ -293,8 +292,8 @@ def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text
     if best.topic and (best.intent not in overridable or best.negated):  # a topic or negated rule says less: a lower bar
         override = getattr(l2, "topic_override", override)
     if best.topic and top in getattr(l2, "travel_intents", frozenset()):  # a trip wish that names its flight or hotel
-        overridable = overridable | {top}
-    if (override is not None and top != best.intent and (best.intent in overridable or best.topic) and top in overridable
+        targets = targets | {top}
+    if (override is not None and top != best.intent and top in targets
             and p[top] >= override and scene_of(top) not in (None, scene_of(best.intent, best.scene))):
         detail = f"rule {best.rule_id} ({best.intent} {p.get(best.intent, 0.0):.2f}) overridden: {top} {p[top]:.2f}"
         best = RuleHit(f"{best.rule_id}>l2", top, None, best.interrupts, best.source)

@@ -1,7 +1,7 @@
 """The gate's use of the learned layer (L2) where the rules are not sure:
 
-* a *topic* rule (a flight or a hotel is named: ``flight.search``) is overruled when L2 is sure of a
-  business-travel intent, an *action* rule (``book.flight``: 订机票) is not;
+* a rule yields to L2's business intent or booking (``OVERRIDE_TARGETS``) from ``OVERRIDE``; a *topic* rule (a flight
+  or a hotel is named: ``flight.search``) already from ``TOPIC_OVERRIDE``, also to an ordinary travel intent;
 * when nothing decided, L2's best business-travel guess (probability ≥ ``GUESS``) answers instead of
   the trip dialogue, and the caption says it is a guess;
 * a message with no on-topic sign at all gets a guess only from ``UNSIGNALLED_GUESS`` on, else the help;
@@ -23,6 +23,7 @@ from navigo_core.intent.classifier import (
     TRAVEL_GUESS,
     TRAVEL_INTENTS,
     OVERRIDE,
+    OVERRIDE_TARGETS,
     TOPIC_OVERRIDE,
     UNSIGNALLED_GUESS,
     UNSIGNALLED_INTENTS,
@@ -34,6 +35,7 @@ from navigo_core.scenes.defaults import gate_context
 
 class StubL2:
     overridable = OVERRIDABLE
+    override_targets = OVERRIDE_TARGETS
     override = OVERRIDE
     topic_override = TOPIC_OVERRIDE
     guess = GUESS
@@ -80,11 +82,24 @@ def test_a_sure_business_intent_overrules_a_topic_rule() -> None:
     assert sure.detail == "flight.search>l2"
 
 
-def test_an_action_rule_is_not_overruled() -> None:
-    # 订机票 is book.flight: a booking, whatever L2 says (a business rule needs OVERRIDE, a topic rule less)
+def test_an_action_rule_yields_only_to_a_surer_answer() -> None:
+    # 订机票 is book.flight, an action rule: it yields to L2 only from OVERRIDE, a topic rule already from TOPIC_OVERRIDE
     assert TOPIC_OVERRIDE < OVERRIDE
-    d = decide("帮我订一张周五去成都的机票", {"travel_order_query": 0.95, "flight_search": 0.01}, lang="zh")
+    text = "帮我订一张周五去成都的机票"
+    d = decide(text, {"travel_order_query": OVERRIDE - 0.05, "flight_search": 0.01}, lang="zh")
     assert (d.scene_id, d.step, d.detail) == ("booking", "rule", "book.flight")
+    d = decide(text, {"travel_order_query": OVERRIDE + 0.05, "flight_search": 0.01}, lang="zh")
+    assert (d.scene_id, d.detail) == ("travel_order_query", "book.flight>l2")
+
+
+def test_only_a_business_intent_or_booking_overrules_a_rule() -> None:
+    # an approval rule; L2 sure of a weather question: the rule stands (the rules are better on the public intents)
+    assert "general_info" not in OVERRIDE_TARGETS and "booking" in OVERRIDE_TARGETS
+    text = "has my Hangzhou travel request been approved yet"
+    d = decide(text, {"general_info": 0.95, "approval_query": 0.01})
+    assert (d.scene_id, d.step) == ("approval_query", "rule")
+    d = decide(text, {"booking": OVERRIDE + 0.05, "approval_query": 0.01})
+    assert d.scene_id == "booking" and d.detail.endswith(">l2")
 
 
 @pytest.mark.parametrize("prob, scene", [(GUESS + 0.05, "reimbursement"), (GUESS - 0.05, "trip_planning")])
