@@ -100,7 +100,8 @@ def test_two_replicas_share_one_database(browser: Browser, oidc_provider: Server
         messages_b = b.get_by_test_id("stChatMessage")
         expect(messages_b).to_have_count(2, timeout=T)
         expect(messages_b.first).to_contain_text(first)
-        assert messages_b.last.inner_text() == reply  # the reply as A drew it, caption and all
+        # the reply as A drew it, caption and all (retried: B's rerun may still be drawing it)
+        expect(messages_b.last).to_have_text(reply, use_inner_text=True, timeout=T)
 
         # a follow-up written on B is there on A after a reload (a new session: the thread comes from the URL)
         follow_up = "hello again, now from replica B"
