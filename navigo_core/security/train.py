@@ -98,7 +98,7 @@ CONFIG: dict = {
 #: Own-written rows (fields text, label 1/0, lang, subtype), written for this project without reading the
 #: evaluation files; see training/injection/LICENSES.md.
 OWN_FILES = ("own_attacks.jsonl", "own_benign.jsonl", "own_long.jsonl", "own_round5.jsonl", "own_round5b.jsonl",
-             "own_round7_zh.jsonl", "own_round8.jsonl", "own_round11_zh.jsonl")
+             "own_round7_zh.jsonl", "own_round8.jsonl", "own_round11_zh.jsonl", "own_round13.jsonl")
 #: Project sets used as benign *training* rows (the rest of tests/data stays untrained).
 REPO_BENIGN_TRAIN = ("routing_tune*.jsonl", "calibration.jsonl", "out_of_scope_train*.jsonl")
 #: Evaluation-only injection files (never trained on; the benign one's even rows calibrate the threshold).
