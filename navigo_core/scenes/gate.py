@@ -243,7 +243,7 @@ def _best_guess(router: Any, registry: Any, text: str, *, on_topic: bool) -> tup
                                else getattr(l2, "unsignalled_intents", frozenset()))
     if top in getattr(l2, "travel_intents", frozenset()):  # an ordinary trip wish, sights, a search: its own bar,
         guess, intents = getattr(l2, "travel_guess", None), getattr(l2, "travel_intents", frozenset())
-        if not on_topic and not names_place(text):  # and a travel word or a place ("what are van gogh's best pieces")
+        if not on_topic and not names_place(text):  # and a travel word or a place ("who painted the water lilies")
             return None
     if guess is None or top not in intents or p[top] < guess:
         return None
