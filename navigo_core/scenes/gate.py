@@ -254,9 +254,10 @@ def _best_guess(router: Any, registry: Any, text: str, *, on_topic: bool) -> tup
 def _weigh(first: RuleHit, hits: list[RuleHit], registry: Any, router: Any, text: str) -> tuple[RuleHit, str]:
     """A rule's guess is not final. When rules for different scenes match one message (a long
     message names several things), the learned L2 layer picks the most probable of the rules'
-    candidates; and when that layer is sure of a business intent or booking (``override_targets``, probability ≥ its
-    ``override``) for another scene, its intent wins over the rule's, whatever the rule; a *topic* rule (it only says that a flight or a hotel is named)
-    is overruled from the lower ``topic_override``, by a business intent or by an ordinary travel one of another scene
+    candidates; and when that layer is sure of a business intent or booking (``override_targets``, probability
+    ≥ its ``override``) for another scene, its intent wins over the rule's, whatever the rule; a *topic* rule (it
+    only says that a flight or a hotel is named) is overruled from the lower ``topic_override``, by a business
+    intent or by an ordinary travel one of another scene
     (``travel_intents``: "a week in Lisbon in May with my wife, flying out of Boston" names a flight and is a
     trip to plan). Without such a layer, the first rule stands.
     Returns the hit and a trace line (empty when nothing was weighed)."""
