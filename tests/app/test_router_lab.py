@@ -42,6 +42,7 @@ def test_one_message_shows_every_layer_and_the_scene(lab_env: Path) -> None:
     assert (table["Latency (ms)"] >= 0).all()
     decision = " ".join(m.value for m in at.markdown)
     assert "flight_search" in decision and "scene" in decision
+    assert "Answered by the keyword rules (L1)" in decision  # the layer named in words, not its code
     # the event was stored and the aggregate charts appear
     assert any("Messages routed: 1" in c.value for c in at.caption)  # not "1 messages routed"
 
@@ -53,3 +54,14 @@ def test_out_of_scope_goes_to_l3_offline(lab_env: Path) -> None:
     assert not at.exception
     decision = " ".join(m.value for m in at.markdown)
     assert "unknown" in decision
+
+
+def test_the_answering_layer_is_named_in_chinese(lab_env: Path) -> None:
+    at = AppTest.from_file(str(ROOT / "app_pages" / "router_lab.py"), default_timeout=60)
+    at.session_state["lang"] = "zh"
+    at.run()
+    at.text_input(key="lab_message").input("帮我订一张明天去北京的机票")
+    at.button(key="lab_route").click().run()
+    assert not at.exception
+    decision = " ".join(m.value for m in at.markdown)
+    assert "由关键词规则（L1）给出" in decision
