@@ -39,7 +39,8 @@ TUNING = ("routing_tune.jsonl", *(f"routing_tune{n}.jsonl" for n in range(2, 16)
           *(f"business_dev{n}.jsonl" for n in range(3, 14)), "business_dev15.jsonl", "business_dev16.jsonl",
           "business_dev17.jsonl", "business_dev18.jsonl", "business_dev19.jsonl", "business_dev20.jsonl",
           "business_dev21.jsonl", "business_dev22.jsonl", "business_dev23.jsonl",
-          "business_dev24.jsonl", "business_dev25.jsonl", "general_dev1.jsonl", "general_dev2.jsonl")
+          "business_dev24.jsonl", "business_dev25.jsonl", "business_dev26.jsonl",
+          "business_dev27.jsonl", "business_dev28.jsonl", "general_dev1.jsonl", "general_dev2.jsonl")
 ALWAYS = ("out_of_scope_train.jsonl", "out_of_scope_train2.jsonl", "out_of_scope_lookalike.jsonl", "out_of_scope_hard.jsonl")
 SOURCES = TUNING + ALWAYS
 
