@@ -194,6 +194,20 @@ def _absolute(text: str, low: str, today: date) -> list[_Hit]:
         if free(*m.span()):
             y = int(m.group(3))
             add(m, _make(y + 2000 if y < 100 else y, int(m.group(1)), int(m.group(2)), today))
+    # numeric month/day without a year, as tickets, forms and both Chinese and US writers put it: 6/18, 4/3-4/9,
+    # 6/18去6/22回 (a second one in the same message is the end); not a fraction (2/3 of the team, 1/2 天)
+    md = r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?![\d/%])(?!\.\d)(?!\s*(?:of\b|的|个|份|人|成|杯|页|天|小时|hours?\b|days?\b))"
+    numeric = [m for m in re.finditer(md, text) if free(*m.span())
+               and 1 <= int(m.group(1)) <= 12 and 1 <= int(m.group(2)) <= 31]
+    if numeric:
+        md_first, md_last = numeric[0], numeric[1] if len(numeric) > 1 else None
+        start, end = _range(None, int(md_first.group(1)), int(md_first.group(2)), None,
+                            int(md_last.group(1)) if md_last else int(md_first.group(1)),
+                            int(md_last.group(2)) if md_last else None, today)
+        if start is not None:
+            add(md_first, start, end)
+            if md_last is not None:
+                taken.append(md_last.span())
     # Chinese: [2027年]10月1日[到[2027年][10月]7日], 5月1-5日, 五月一号, 8月15
     zh = (rf"(?:{_YEAR}\s*年\s*)?{_ZH_DAY}\s*月\s*{_ZH_DAY}\s*[日号]?"
           rf"(?:{_SEP}(?:{_YEAR}\s*年\s*)?(?:{_ZH_DAY}\s*月\s*)?{_ZH_DAY}\s*[日号])?")

@@ -401,6 +401,7 @@ def _scan_zh(text: str, found: list[Mention]) -> list[Mention]:
 #: The arrows written between places (the route parser splits stops on them too).
 ARROWS = r"(?:-->|—>|–>|->|=>|→|⟶|➔|➡|➝|⇒)"
 _PAIR_ARROW = re.compile(rf"\s*(?:{ARROWS}|>|＞)\s*")
+_PAIR_DASH = re.compile(r"(?<=[\u4e00-\u9fffA-Za-z])\s?[-—–－]\s?(?=[\u4e00-\u9fffA-Za-z])")
 
 
 def _cjk_place(run: str, *, at_end: bool) -> str:
@@ -415,9 +416,23 @@ def _cjk_place(run: str, *, at_end: bool) -> str:
 def _arrow_pair(text: str) -> list[Mention]:
     """Origin and destination written on the two sides of one arrow, each a known place; [] otherwise."""
     arrows = list(_PAIR_ARROW.finditer(text))
-    if len(arrows) != 1:
-        return []
-    a = arrows[0]
+    return _pair_at(text, arrows[0]) if len(arrows) == 1 else []
+
+
+def _dash_pair(text: str) -> list[Mention]:
+    """Origin and destination joined by a dash, as tickets and forms write a route ("订票：广州-曼谷",
+    "the Frankfurt-Boston leg"): the first dash between letters whose two sides are known places; [] otherwise
+    (a date, a code or a hyphenated word has no place on both sides)."""
+    for n, dash in enumerate(_PAIR_DASH.finditer(text)):
+        if n >= _MAX_CUES:
+            break
+        if pair := _pair_at(text, dash):
+            return pair
+    return []
+
+
+def _pair_at(text: str, a: re.Match[str]) -> list[Mention]:
+    """The known places on the two sides of the separator ``a``; [] unless both are."""
     head, tail = text[:a.start()], text[a.end():]
     left = ""
     if head and has_cjk(head[-1:]):
@@ -446,7 +461,7 @@ def _arrow_pair(text: str) -> list[Mention]:
 
 def find_places(text: str) -> list[Mention]:
     """Origin and destination mentions in ``text`` (at most one of each), in text order."""
-    if pair := _arrow_pair(text):
+    if pair := _arrow_pair(text) or _dash_pair(text):
         return pair
     mentions = _chinese(text) if has_cjk(text) else []
     if not any(m.role == "destination" for m in mentions) or not any(m.role == "origin" for m in mentions):

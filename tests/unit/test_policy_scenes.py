@@ -91,6 +91,11 @@ def test_booking_flight_link():
     ("下周一北京到哈尔滨的卧铺帮我订一下", {"kinds": ["train"], "origin": "北京", "destination": "哈尔滨", "date": 7}),
     ("book me a sleeper berth from Beijing to Harbin on 2026-05-01",
      {"kinds": ["train"], "origin": "Beijing", "destination": "Harbin", "date": "2026-05-01"}),
+    # a route written with a dash, as on tickets and forms, and a numeric month/day
+    ("订票：广州-曼谷 6/3去 6/9回", {"kinds": [], "origin": "广州", "destination": "曼谷", "date": "2026-06-03"}),
+    ("book a flight Shanghai-Singapore on 5/18", {"kinds": ["flight"], "origin": "Shanghai", "destination": "Singapore",
+                                                   "date": "2026-05-18"}),
+    ("TA-2026-0001 的机票帮我订一下，去上海", {"kinds": ["flight"], "destination": "上海"}),  # a number is no route
 ])
 def test_booking_slots_come_from_the_request_parser(message, expected):
     from navigo_core.scenes.booking import extract_booking

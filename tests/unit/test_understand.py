@@ -36,6 +36,10 @@ def p(text: str, today: date = TODAY):
     ("周六去天津，当天来回", "2026-12-05", "2026-12-05"),
     ("for a week from may 3", "2027-05-03", "2027-05-09"),
     ("from june sixteenth to june twenty first", "2027-06-16", "2027-06-21"),
+    # numeric month/day without a year (tickets, forms): the next such day; a second one is the end
+    ("订个往返 6/18去6/22回", "2027-06-18", "2027-06-22"),
+    ("4/3-4/9 in Lisbon", "2027-04-03", "2027-04-09"),
+    ("12/28-1/3 in Harbin", "2026-12-28", "2027-01-03"),
 ])
 def test_dates(text: str, start: str, end: str) -> None:
     r = p(text)
@@ -401,3 +405,8 @@ def test_period_text_names_the_month() -> None:
 def test_a_per_person_answer_counts_the_known_party_once(first: str, answer: str, amount: float) -> None:
     r = update_request(p(first), answer, today=TODAY, expect="budget")
     assert r.budget is not None and r.budget.amount == amount
+
+
+@pytest.mark.parametrize("text", ["2/3的人都去", "1/2 day in Rome", "24/7 support", "50/50 split", "3/4 of the budget"])
+def test_a_fraction_is_no_date(text: str) -> None:
+    assert p(text).start_date is None
