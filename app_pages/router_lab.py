@@ -36,7 +36,7 @@ if submitted and (S.get("lab_message") or "").strip():
 
 info = S.get("lab.last")
 if info is not None:
-    layer = tr(f"lab.source.{info['source']}") if info["source"] else "—"  # the layer's name in the user's language
+    layer = tr(f"intent.layer.{info['layer']}") if info.get("layer") else "—"  # the layer's name in the user's language
     st.markdown(tr("lab.decision", layer=layer, intent=info["intent"] or "—",
                    scene=info["scene"], step=info["step"], ms=f"{info['gate_ms']:.2f}"))
     st.caption(safe_markdown(info["reason"]))

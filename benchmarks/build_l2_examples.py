@@ -29,9 +29,10 @@ from navigo_core.intent.vector import EXAMPLES_FILE, SEEDS_FILE, load_seeds  # n
 #: The tuning sets the offline L2 learns from: the routing tuning sets, the blind business-travel development
 #: sets (``business_dev3``-``13``: each written with a held-out twin, ``business_fresh*``, which is never read
 #: here; ``business_dev15``-``19``: training sets written blind by five more writers, without twins),
-#: and the out-of-scope sets (general requests; ``out_of_scope_lookalike``: requests in a travel desk's verbs about
-#: other things - book a haircut, claim a warranty, get me a stat -, written blind; ``out_of_scope_hard``: other applications, claims, bookings,
-#: orders and policies than a business trip's, so that a leave request is not taken for a trip application).
+#: and the out-of-scope sets (general requests; ``out_of_scope_lookalike``: requests in a travel desk's verbs
+#: about other things - book a haircut, claim a warranty, get me a stat -, written blind; ``out_of_scope_hard``:
+#: other applications, claims, bookings, orders and policies than a business trip's, so that a leave request is
+#: not taken for a trip application).
 #: ``general_dev1``/``2``: ordinary travel requests (trip wishes, sights, searches, directions, small talk, other
 #: requests), written blind, so that L2 knows the rest of the traffic as well as business travel (its held-out twin:
 #: ``general_fresh``). ``business_dev14`` stays out: the untrained set the gate's L2 settings are checked on.
@@ -41,7 +42,8 @@ TUNING = ("routing_tune.jsonl", *(f"routing_tune{n}.jsonl" for n in range(2, 16)
           "business_dev21.jsonl", "business_dev22.jsonl", "business_dev23.jsonl",
           "business_dev24.jsonl", "business_dev25.jsonl", "business_dev26.jsonl",
           "business_dev27.jsonl", "business_dev28.jsonl", "general_dev1.jsonl", "general_dev2.jsonl")
-ALWAYS = ("out_of_scope_train.jsonl", "out_of_scope_train2.jsonl", "out_of_scope_lookalike.jsonl", "out_of_scope_hard.jsonl")
+ALWAYS = ("out_of_scope_train.jsonl", "out_of_scope_train2.jsonl", "out_of_scope_lookalike.jsonl",
+          "out_of_scope_hard.jsonl")
 SOURCES = TUNING + ALWAYS
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from navigo_core.errors import InputError
 from navigo_core.intent.models import IntentResult
+from navigo_core.intent.router import LAYER_OF_SOURCE
 from navigo_core.limits import check_message, check_upload
 from navigo_core.limits import current as current_limits
 from navigo_core.scenes import gate_classify
@@ -111,6 +112,7 @@ def explain_message(router: Any, gate_context: Any, text: str, *, run_llm: bool 
         "layers": layers,
         "intent": result.primary_intent,
         "source": result.source,
+        "layer": LAYER_OF_SOURCE.get(result.source),
         "scene": decision.scene_id,
         "step": decision.step,
         "reason": decision.reason,

@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 _SOURCE: dict[Layer, Source] = {"L1": "rule", "L2": "vector", "L3": "llm"}
+#: The layer that gave an answer of each source (the Router lab names it).
+LAYER_OF_SOURCE: dict[Source, Layer] = {source: layer for layer, source in _SOURCE.items()}
 
 
 def _ms(start: float) -> float:
@@ -283,5 +285,5 @@ def recognize(text: str) -> IntentResult:
     return default_router().route(text)
 
 
-__all__ = ["IntentRouter", "clear_caches", "default_router", "embeddings_index", "make_router",
+__all__ = ["LAYER_OF_SOURCE", "IntentRouter", "clear_caches", "default_router", "embeddings_index", "make_router",
            "offline_index", "recognize", "rule_answer", "vector_answer"]
